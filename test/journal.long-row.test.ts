@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { compareCodePoints, encode, encodeString, float, type JsonValue } from '../src/canonical';
+import { compareCodePoints, encode, encodeString, float, pythonFloatRepr, type JsonValue } from '../src/canonical';
 import { fastRow, type RowSpans } from '../src/journal/fast-line';
 import { LongRowCheck, type LongRow } from '../src/journal/long-row';
 import { computeStepHash } from '../src/journal/step-hash';
@@ -271,4 +271,147 @@ test('every byte, escape and \\u form in a string, value or key, is judged as fa
   // Taken (as value and as key, 3 splits each): the 93 printable bytes but `"` and `\`, the 7 short escapes, a lone
   // `\` (twice: it escapes the `b` after it), the 156 \u forms of 0..255 with no literal or short form, 4 others.
   expect(taken).toBe(3 * 2 * (93 + 7 + 2 + 156 + 4));
+});
+
+test('every number token and word, in a value, an array, an object, seq and ts, is judged as fastRow judges it', () => {
+  const reprs = [0, -0, 1, 1.5, -2.25, 1e16, 1e-5, 1e-4, 5e-324, 1e22, 1.7976931348623157e308, 123456789.125, 1 / 3];
+  const tokens = new Set<string>([
+    '0',
+    '-0',
+    '1',
+    '-1',
+    '01',
+    '-01',
+    '00',
+    '1.0',
+    '1.00',
+    '-0.0',
+    '0.0',
+    '1e5',
+    '1e+05',
+  ]);
+  for (const t of ['1E+05', '1e+5', '1.5e+300', '1e-05', '1.0e+16', '9007199254740993', '123456789012345678'])
+    tokens.add(t);
+  for (const t of ['+1', '1.', '.5', '1e', '1e+', '--1', '-', '2-3', '1.5.5', '1ee5', '0x1', '1_0', '١']) tokens.add(t);
+  for (const t of ['NaN', '-NaN', 'nan', 'Infinity', '-Infinity', '+Infinity', 'Inf', '-Inf', '-Infinityy', 'null'])
+    tokens.add(t);
+  for (const t of ['nul', 'nulll', 'true', 'tru', 'True', 'false', 'fals', 'n', 't', 'f', 'I', 'N']) tokens.add(t);
+  for (const x of reprs) {
+    const r = pythonFloatRepr(x);
+    for (const t of [r, `${r}0`, `0${r}`, `-${r}`, r.replace('e', 'E'), r.replace('.0', ''), r.replace('e+', 'e')])
+      tokens.add(t);
+  }
+  const big = '1' + '0'.repeat(4299); // 4,300 characters: Python's longest integer
+  for (const t of [big, `${big}0`, `-${big.slice(1)}`, `-${big}`, '1'.repeat(4401), `1.${'5'.repeat(4500)}`])
+    tokens.add(t);
+  let taken = 0;
+  for (const t of tokens) {
+    for (const call of [t, `[${t}]`, `[${t},${t}]`, `{"k":${t}}`, `{"j":${t},"k":[${t}]}`])
+      taken += sameAnySplit(rowText({ call }));
+    taken += sameAnySplit(rowText({ model: t }));
+    taken += sameAnySplit(rowText({ ts: t }));
+    if (/^[0-9-]/.test(t) && t.length < 40) taken += sameAnySplit(rowText({ seq: t }));
+  }
+  expect(taken).toBeGreaterThan(500);
+});
+
+test('nesting around the depth limit is judged as fastRow judges it', () => {
+  let taken = 0;
+  for (let depth = 508; depth <= 516; depth++) {
+    for (const inner of ['1', '[]', '{}', '"s"']) {
+      const arrays = `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+      const objects = `${'{"a":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;
+      const mixed = `${'[{"a":'.repeat(depth >> 1)}${inner}${'}]'.repeat(depth >> 1)}`;
+      for (const v of [arrays, objects, mixed]) {
+        taken += sameAnySplit(rowText({ prompt: v }));
+        taken += sameAnySplit(rowText({ call: v }));
+      }
+    }
+  }
+  // Containers at depths 0..512 (513 open at once) are taken, one more is not: each kind sits on both sides.
+  expect(taken).toBeGreaterThan(100);
+  expect(sameAnySplit(rowText({ call: `${'['.repeat(513)}1${']'.repeat(513)}` }))).toBe(3);
+  expect(sameAnySplit(rowText({ call: `${'['.repeat(514)}${']'.repeat(514)}` }))).toBe(0);
+});
+
+test('prev_hash: any 64 bytes equal to expectedPrev are taken and hashed as fastRow hashes them', () => {
+  for (const prev of ['é'.repeat(64), 'AB'.repeat(32), '"'.repeat(64), `${'ÿ'.repeat(32)}${'0'.repeat(32)}`]) {
+    const line = rowText({ prev });
+    expect(sameAnySplit(line, prev)).toBe(3);
+    expect(sameAnySplit(line, H)).toBe(0);
+    expect(sameAnySplit(line)).toBe(0);
+  }
+});
+
+test('marked: the row keys whose value is the mark, in key order', () => {
+  const line = rowText({ model: '"<<redacted>>"', call: '"<<redacted>>"', prompt: '["<<redacted>>"]' });
+  const check = new LongRowCheck(undefined, undefined, '<<redacted>>');
+  check.push(latin1Bytes(line));
+  expect(check.finish()?.marked).toEqual(['model', 'tool_call']);
+  const hex = new LongRowCheck(undefined, undefined, H);
+  hex.push(latin1Bytes(line));
+  expect(hex.finish()?.marked).toEqual(['input_hash', 'prev_hash']);
+  const none = new LongRowCheck(undefined);
+  none.push(latin1Bytes(line));
+  expect(none.finish()?.marked).toEqual([]);
+});
+
+test('what it holds is capped: a key over 64 KiB, or keys held over 1 MiB, are not taken (fastRow takes them)', () => {
+  const key = (n: number): string => 'k'.repeat(n);
+  const taken = (call: string): [boolean, boolean] => {
+    const line = rowText({ call });
+    const check = new LongRowCheck(undefined);
+    check.push(latin1Bytes(line));
+    return [fastRow(line, 0, line.length) !== undefined, check.finish() !== undefined];
+  };
+  expect(taken(`{"${key(65536)}":1}`)).toEqual([true, true]);
+  expect(taken(`{"${key(65537)}":1}`)).toEqual([true, false]);
+  // 17 objects open, each inside the one before as the value of a 64,000-character key: 1,088,000 characters held
+  const nest = (n: number): string => `${`{"${key(64000)}":`.repeat(n)}1${'}'.repeat(n)}`;
+  expect(taken(nest(16))).toEqual([true, true]);
+  expect(taken(nest(17))).toEqual([true, false]);
+});
+
+test('length counts every byte pushed, after the answer is known too', () => {
+  const check = new LongRowCheck(undefined);
+  check.push(latin1Bytes('x'.repeat(10)));
+  check.push(latin1Bytes(rowText({})), 5, 25);
+  expect(check.length).toBe(30);
+  expect(check.finish()).toBeUndefined();
+});
+
+test('a 128 MiB prompt streams through in small memory, hashed as node:crypto hashes the payload', () => {
+  const PIECES = 128;
+  const base = new Uint8Array(1 << 20);
+  // printable ASCII but `"` and `\`, varied so that a piece is not one byte repeated
+  for (let i = 0; i < base.length; i++)
+    base[i] = [0x22, 0x5c].includes(0x20 + ((i * 7) % 95)) ? 0x61 : 0x20 + ((i * 7) % 95);
+  const piece = (k: number): Uint8Array => {
+    base.set(latin1Bytes(`<${String(k).padStart(4, '0')}>`), 0);
+    return base;
+  };
+  const head = `"input_hash":"${H}","model":"m","prev_hash":"${'0'.repeat(64)}","prompt":"`;
+  const call = `"tool_call":{"a":[1,2.5,null]},"tool_result":"ok"`;
+  const payload = createHash('sha256').update(`{${head}`);
+  for (let k = 0; k < PIECES; k++) payload.update(piece(k));
+  const stepHash = payload.update(`",${call}}`).digest('hex');
+
+  const refs: string[] = [];
+  const check = new LongRowCheck('0'.repeat(64), (h) => refs.push(h));
+  const used = (): number => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  const before = used();
+  let most = 0;
+  check.push(latin1Bytes(`{"blob_refs":["${H}"],${head}`));
+  for (let k = 0; k < PIECES; k++) {
+    check.push(piece(k));
+    if (k % 8 === 0) most = Math.max(most, used() - before);
+  }
+  check.push(latin1Bytes(`","seq":7,"step_hash":"${stepHash}",${call},"ts":1700000000.25}`));
+  const row = check.finish();
+  most = Math.max(most, used() - before);
+  expect(row).toEqual({ seq: 7, prev_hash: '0'.repeat(64), step_hash: stepHash, computedHash: stepHash, marked: [] });
+  expect(refs).toEqual([H]);
+  expect(check.length).toBeGreaterThan(PIECES << 20);
+  // Holding the line would be 128 MiB at least; what grows is the garbage of a few small objects a piece.
+  expect(most).toBeLessThan(16 << 20);
 });
