@@ -177,7 +177,7 @@ const edited = fc.tuple(rowLine, fc.oneof(fc.constant([]), fc.array(edit, { minL
 const latin1Bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 
 /** Pushes `line` cut where `sizes` say (cycled), sometimes as views of a larger buffer, and finishes. */
-function pushed(check: LongRowCheck, line: Uint8Array, sizes: number[], padded: boolean): LongRow | undefined {
+function pushed(check: LongRowCheck, line: Uint8Array, sizes: readonly number[], padded: boolean): LongRow | undefined {
   const buf = new Uint8Array(line.length + 6);
   buf.set(line, 3);
   let i = 0;
@@ -192,7 +192,13 @@ function pushed(check: LongRowCheck, line: Uint8Array, sizes: number[], padded: 
 }
 
 /** Both checks on one line: equal answers and refs, and the marked keys fastRow's spans say. */
-function same(line: Uint8Array, expectedPrev: string | undefined, sizes: number[], padded: boolean, mark: string) {
+function same(
+  line: Uint8Array,
+  expectedPrev: string | undefined,
+  sizes: readonly number[],
+  padded: boolean,
+  mark: string,
+) {
   const text = Buffer.from(line).toString('latin1');
   const refs: string[] = [];
   const spans = {} as RowSpans;
