@@ -92,6 +92,7 @@ function tsOk(token: string): boolean {
   return m !== null && (m[1] !== undefined || m[2] !== undefined) && isPythonFloatRepr(token);
 }
 
+/** One line's check (a new one for each line): push its bytes, then finish. */
 export class LongRowCheck {
   private readonly hash: Hash = createHash('sha256');
   private readonly markText: string | undefined;
@@ -119,6 +120,7 @@ export class LongRowCheck {
     private readonly onRef?: (hex: string) => void,
     mark?: string,
   ) {
+    // Canonical text has one form for each string, so a value is `mark` exactly when its text is mark's encoding.
     this.markText = mark === undefined ? undefined : encodeString(mark);
     this.hash.update('{');
   }

@@ -105,6 +105,7 @@ function escapeAt(b: Uint8Array, k: number, to: number): number {
   return u < 0 || u === 8 || u === 9 || u === 10 || u === 12 || u === 13 || (u >= 0x20 && u <= 0x7e) ? -1 : 6;
 }
 
+/** A canonical value's check, fed its bytes a run at a time; `start` readies it for the next value. */
 export class ValueCheck {
   /** The value is not canonical (or over a cap): what is pushed after it is not looked at. */
   dead = false;
