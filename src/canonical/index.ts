@@ -22,4 +22,4 @@ export { bareText } from './bare-text';
 export { readOnce } from './read-once';
 export { isPythonFloatRepr, pythonFloatRepr } from './float-repr';
 export { compareCodePoints } from './key-order';
-export { lineTooLong, MAX_LINE_BYTES, MAX_NESTING } from './limits';
+export { lineTooLong, LONG_LINE_BYTES, longLineRefused, MAX_LINE_BYTES, MAX_NESTING } from './limits';

@@ -23,3 +23,16 @@ export const MAX_LINE_BYTES = 0x1fffffe8;
 export function lineTooLong(bytes: number, max = MAX_LINE_BYTES): string {
   return `line of ${bytes.toLocaleString('en-US')} bytes: longer than the longest line stepchain reads (${max.toLocaleString('en-US')} bytes${max === MAX_LINE_BYTES ? ', the longest string Node.js holds' : ''}); not read`;
 }
+
+/**
+ * The longest line a receipt's walk holds, in bytes: a longer one is checked as its bytes come (src/journal/long-row.ts)
+ * and taken only when it is a canonical row, so a receipt's memory does not grow with its longest line. Lines of up to
+ * this many bytes are held (~3 times their size, in the line scanner's memory); stepchain's writers keep rows far
+ * below it (payloads are blobs), but a 64 MiB prompt makes a longer one.
+ */
+export const LONG_LINE_BYTES = 8 * 1024 * 1024;
+
+/** The fault of a line longer than `limit` (LONG_LINE_BYTES but in tests) that is not a canonical row. */
+export function longLineRefused(bytes: number, limit = LONG_LINE_BYTES): string {
+  return `line of ${bytes.toLocaleString('en-US')} bytes that is not a canonical row: a line longer than ${limit.toLocaleString('en-US')} bytes is taken only as one (it is checked as it is read, never held); not read`;
+}

@@ -123,4 +123,10 @@ export interface ChunkOptions {
   markedValue?: string;
   /** The longest line read (MAX_LINE_BYTES; tests make it small): a longer one is one malformed line, not read. */
   maxLineBytes?: number;
+  /**
+   * A line longer than this is checked as its bytes come and never held (src/journal/long-row.ts): taken when it is
+   * a canonical row the fast path takes, else one non_canonical fault (LONG_LINE_BYTES in a receipt's walk, whose
+   * memory must not grow with a line; undefined: every line is read whole).
+   */
+  longLineBytes?: number;
 }

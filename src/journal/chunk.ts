@@ -3,12 +3,16 @@ import { fastRow, type FastRow } from './fast-line';
 import { FaultList, MAX_LISTED_FAULTS } from './faults';
 import { parsesAsJson } from './json-syntax';
 import { pyStrip, splitSegment, type LineEnd } from './lines';
-import { decodeUtf8, lineTooLong } from '../canonical';
+import { decodeUtf8, lineTooLong, longLineRefused, MAX_LINE_BYTES } from '../canonical';
 import { digestBytesAt, digestBytesOfHex, DigestSet } from '../util/digest-set';
 import type { RefSink } from '../util/digest-order';
 import { isSha256Hex } from '../util/hash';
 import { readRowLine, ROW_KEYS, unhashedKeys, type RowView } from './row';
 import { wasmScanner, WASM_BLOCK_CAP, type BlockRecord, type WasmScanner } from './wasm/scanner';
+import { LongRowCheck } from './long-row';
+import { markSearch, nextQuoted, type MarkSearch } from './marked';
+
+export { nextQuoted };
 
 export type {
   ChunkOptions,
@@ -51,10 +55,18 @@ export function scanChunk(
   return withJsFallback(options, (o) => {
     const walker = new ChunkWalker(base + from, base + to, o, seed, onEntry, refSink);
     const wasm = o.wasm === false || o.fast === false || onEntry !== undefined ? undefined : wasmScanner();
+    const limit = o.longLineBytes;
+    const size = wasm === undefined ? BLOCK : WASM_BLOCK;
     let pos = from;
     while (pos < to) {
-      const blockEnd = blockEndOf(buf, pos, to, wasm === undefined ? BLOCK : WASM_BLOCK);
-      if (wasm !== undefined && blockEnd - pos <= WASM_BLOCK_CAP) {
+      // With a long-line limit, blocks are of lines no longer than it, or of one longer line (blockEndOf).
+      const blockEnd = blockEndOf(buf, pos, to, limit === undefined ? size : Math.min(size, limit));
+      const ending = buf[blockEnd - 1] === 0x0a ? 'lf' : 'eof';
+      if (limit !== undefined && blockEnd - pos - (ending === 'lf' ? 1 : 0) > limit) {
+        const check = walker.longCheck();
+        check.push(buf, pos, ending === 'lf' ? blockEnd - 1 : blockEnd);
+        walker.longLine(check, base + pos, ending);
+      } else if (wasm !== undefined && blockEnd - pos <= WASM_BLOCK_CAP) {
         wasm.ensure(blockEnd - pos);
         buf.copy(wasm.mem, wasm.data, pos, blockEnd);
         walker.wasmBlock(wasm, blockEnd - pos, base + pos);
@@ -63,35 +75,6 @@ export function scanChunk(
     }
     return walker.finish();
   });
-}
-
-/** A search for the lines holding a value as a JSON string, and what their rows said so far (MarkedRows). */
-interface MarkSearch {
-  value: string;
-  /** The value's JSON text after its opening quote. */
-  tail: Buffer;
-  fields: Set<string>;
-  blobRefs: boolean;
-}
-
-const markSearch = (value: string): MarkSearch => ({
-  value,
-  tail: Buffer.from(JSON.stringify(value).slice(1)),
-  fields: new Set(),
-  blobRefs: false,
-});
-
-/**
- * Where the next `"<value>` is in `buf`, at or after `from`: the offset of `tail` (the value's JSON text after its
- * opening quote) where a quote precedes it, or -1. Searched for without the quote, from the first of its first byte
- * (`<` for the redaction mark, rare in JSON text: one memchr over bytes that hold none), then checked: a search
- * from `"` would stop at every string.
- */
-export function nextQuoted(buf: Buffer, tail: Buffer, from = 0): number {
-  const first = buf.indexOf(tail[0]!, Math.max(from, 1));
-  if (first < 0) return -1;
-  for (let at = buf.indexOf(tail, first); at >= 1; at = buf.indexOf(tail, at + 1)) if (buf[at - 1] === 0x22) return at;
-  return -1;
 }
 
 /** The lines of `buf[from..to)` (whole lines) that hold the searched value as a JSON string: their rows read. */
@@ -147,6 +130,10 @@ export class ChunkWalker {
   /** The longest line read (undefined: MAX_LINE_BYTES). */
   get maxLineBytes(): number | undefined {
     return this.options.maxLineBytes;
+  }
+  /** Lines longer than this are checked as they come, never held (undefined: none). */
+  get longLineBytes(): number | undefined {
+    return this.options.longLineBytes;
   }
 
   constructor(
@@ -363,6 +350,36 @@ export class ChunkWalker {
     if (stage === undefined || stage.length === 0) return;
     for (const r of stage) this.addRef(r);
     stage.length = 0;
+  }
+
+  /** The check of the next line, one longer than `longLineBytes`, for its bytes as they come (then `longLine`). */
+  longCheck(): LongRowCheck {
+    // Its refs go where a fast row's go, as they are read (those of a line that turns out not to be a row too:
+    // every reader of a receipt counts them alike, and such a receipt fails).
+    const onRef = this.refStage === undefined ? undefined : (ref: string): void => this.addRef(ref);
+    return new LongRowCheck(this.expectedPrev(), onRef, this.marked?.value);
+  }
+
+  /**
+   * The line `check` was given (at absolute offset `at`), longer than `longLineBytes`: a canonical row the fast path
+   * takes is a row, as that path's are; anything else is one non_canonical fault, since a line of any other kind
+   * would have to be held to be read; longer than MAX_LINE_BYTES, the fault every reader gives such a line.
+   */
+  longLine(check: LongRowCheck, at: number, ending: LineEnd): void {
+    const length = check.length;
+    if (length > (this.maxLineBytes ?? MAX_LINE_BYTES)) return this.unreadLine(length, at, ending);
+    const row = check.finish();
+    if (row === undefined) {
+      this.faults.add({
+        line: ++this.line,
+        kind: 'non_canonical',
+        message: longLineRefused(length, this.longLineBytes),
+      });
+      return;
+    }
+    for (const field of row.marked) this.marked?.fields.add(field);
+    this.row(++this.line, row, undefined, true, ending, at, at + length + (ending === 'lf' ? 1 : 0));
+    this.prevIsHex = true;
   }
 
   /**

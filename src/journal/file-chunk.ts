@@ -5,6 +5,7 @@ import type { ChunkOptions, ChunkSummary, SliceSeed } from './chunk-types';
 import type { RefSink } from '../util/digest-order';
 import { closeRef, lineEndInFile, openRef, pathOf, readFileRange, readInto, type FileRef } from './file-ref';
 import { wasmScanner, WASM_BLOCK_CAP, type WasmScanner } from './wasm/scanner';
+import type { LongRowCheck } from './long-row';
 
 /**
  * Walks bytes [from, to) of a journal file (line-aligned), read block by block
@@ -42,10 +43,13 @@ function wasmFileWalk(
   to: number,
 ): void {
   const path = pathOf(file);
+  // A line is read into the scanner's memory while it fits, and is no longer than a long line (longLine then).
+  const cap = Math.min(WASM_BLOCK_CAP, walker.longLineBytes ?? WASM_BLOCK_CAP);
+  const block = Math.min(WASM_BLOCK, cap);
   let pos = from;
   while (pos < to) {
-    wasm.ensure(WASM_BLOCK);
-    let got = Math.min(WASM_BLOCK, to - pos);
+    wasm.ensure(block);
+    let got = Math.min(block, to - pos);
     readInto(path, fd, wasm.mem, wasm.data, got, pos);
     let len = got;
     if (pos + got < to) {
@@ -54,8 +58,8 @@ function wasmFileWalk(
       else {
         // One line longer than a block: read on to its end, in the scanner's memory while it fits.
         let nlAt = -1;
-        while (nlAt < 0 && pos + got < to && got < WASM_BLOCK_CAP) {
-          const want = Math.min(WASM_BLOCK, to - pos - got, WASM_BLOCK_CAP - got);
+        while (nlAt < 0 && pos + got < to && got < cap) {
+          const want = Math.min(WASM_BLOCK, to - pos - got, cap - got);
           wasm.ensure(got + want);
           readInto(path, fd, wasm.mem, wasm.data + got, want, pos + got);
           const k = wasm.mem.subarray(wasm.data + got, wasm.data + got + want).indexOf(0x0a);
@@ -63,7 +67,7 @@ function wasmFileWalk(
           got += want;
         }
         if (nlAt >= 0) len = nlAt + 1;
-        else if (pos + got >= to || got < WASM_BLOCK_CAP) len = got;
+        else if (pos + got >= to) len = got;
         else {
           pos = longLine(walker, file, fd, pos, pos + got, to);
           continue;
@@ -78,7 +82,8 @@ function wasmFileWalk(
 /** The file walk without the scanner: blocks of whole lines read into one buffer (never the whole slice at once). */
 function jsFileWalk(walker: ChunkWalker, file: FileRef, fd: number, from: number, to: number): void {
   const path = pathOf(file);
-  const buf = Buffer.allocUnsafe(Math.min(BLOCK, to - from));
+  // Blocks of lines no longer than a long line (a longer one: longLine).
+  const buf = Buffer.allocUnsafe(Math.min(BLOCK, walker.longLineBytes ?? BLOCK, to - from));
   let pos = from;
   while (pos < to) {
     const got = Math.min(buf.length, to - pos);
@@ -98,8 +103,9 @@ function jsFileWalk(walker: ChunkWalker, file: FileRef, fd: number, from: number
 }
 
 /**
- * The line at `pos` of a file walk, longer than a block (no newline before `scanned`): read whole and walked, or,
- * longer than MAX_LINE_BYTES, taken as one malformed line without holding it. Returns where the next line starts.
+ * The line at `pos` of a file walk, longer than a block (no newline before `scanned`): read whole and walked; or,
+ * longer than MAX_LINE_BYTES, taken as one malformed line without holding it; or, longer than the walk's
+ * `longLineBytes`, checked as it is read (checkedLine). Returns where the next line starts.
  */
 function longLine(walker: ChunkWalker, file: FileRef, fd: number, pos: number, scanned: number, to: number): number {
   const end = lineEndInFile(fd, scanned, to);
@@ -109,10 +115,30 @@ function longLine(walker: ChunkWalker, file: FileRef, fd: number, pos: number, s
     walker.unreadLine(length, pos, terminated ? 'lf' : 'eof');
     return end;
   }
+  if (length > (walker.longLineBytes ?? MAX_LINE_BYTES)) {
+    walker.longLine(checkedLine(walker, file, fd, pos, length), pos, terminated ? 'lf' : 'eof');
+    return end;
+  }
   const buf = readFileRange(file, pos, end - pos);
   walker.jsBlock(buf, 0, buf.length, pos);
   return end;
 }
+
+/** A long line's bytes [pos, pos + length) read a piece at a time into its check (ChunkWalker.longCheck). */
+function checkedLine(walker: ChunkWalker, file: FileRef, fd: number, pos: number, length: number): LongRowCheck {
+  const check = walker.longCheck();
+  const buf = Buffer.allocUnsafe(Math.min(LONG_PIECE, length));
+  for (let at = pos; at < pos + length;) {
+    const n = Math.min(buf.length, pos + length - at);
+    readInto(pathOf(file), fd, buf, 0, n, at);
+    check.push(buf, 0, n);
+    at += n;
+  }
+  return check;
+}
+
+/** What a long line is read in at a time. */
+const LONG_PIECE = 1024 * 1024;
 
 function byteAt(fd: number, at: number): number {
   const one = Buffer.alloc(1);

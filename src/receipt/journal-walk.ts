@@ -1,6 +1,14 @@
 import type { Fault } from '../journal';
-import { lineTooLong, MAX_LINE_BYTES } from '../canonical';
-import { scanChunk, type ChunkOptions, type MarkedRows, type SliceSeed } from '../journal/chunk';
+import { LONG_LINE_BYTES, MAX_LINE_BYTES } from '../canonical';
+import {
+  ChunkWalker,
+  scanChunk,
+  type ChunkOptions,
+  type ChunkSummary,
+  type MarkedRows,
+  type SliceSeed,
+} from '../journal/chunk';
+import type { LongRowCheck } from '../journal/long-row';
 import { FaultList } from '../journal/faults';
 import { scanSlices, walkRanges, type DescriptorSource } from '../journal/parallel';
 import { SliceRefsOver, stitchVerify, type Stitched } from '../journal/stitch';
@@ -42,8 +50,16 @@ const DIRECT_BYTES = 1024 * 1024;
  * verifying many had V8 collect its heap every few (external memory counts toward its next collection).
  */
 const FIRST_BYTES = 64 * 1024;
-/** The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows). */
-const OPTIONS: ChunkOptions = { strict: true, collectRefs: 'packed', markedValue: REDACTED };
+/**
+ * The strict walk, with the rows' blob refs and the lines that hold the redaction mark (MarkedRows); a line longer
+ * than LONG_LINE_BYTES checked as it comes, never held (ChunkOptions.longLineBytes), in every way a receipt is read.
+ */
+const OPTIONS: ChunkOptions = {
+  strict: true,
+  collectRefs: 'packed',
+  markedValue: REDACTED,
+  longLineBytes: LONG_LINE_BYTES,
+};
 
 /** A receipt listing this many digests or more has its journal walked on one thread (JournalWalker.walkFile). */
 export const IN_ORDER_MIN_REFS = 65_536;
@@ -73,22 +89,30 @@ export class JournalWalker {
   private readonly marked = new Set<string>();
   /** Some row lists a blob: then no field counts as redacted (publish empties every blob_refs). */
   private anyBlobRefs = false;
-  /** Inside a line longer than MAX_LINE_BYTES: its bytes so far (they are not kept). */
-  private skipped: number | undefined;
+  /** Inside a line longer than the longest held: its check, fed as its bytes come (they are not kept). */
+  private long: { walker: ChunkWalker; check: LongRowCheck } | undefined;
+  /** The walk's options: OPTIONS, with this walker's limits. */
+  private readonly options: ChunkOptions;
+  /** A line longer than this is not held (the smaller of the longest read and the longest held). */
+  private readonly heldLineBytes: number;
 
   /**
-   * `sliceBytes`: whole lines walked at a time; `directBytes`: the smallest piece walked where it is (tests make
-   * both small, to put slice ends and both ways of walking everywhere). `budget`: what the refs held count against.
+   * `sliceBytes`: whole lines walked at a time; `directBytes`: the smallest piece walked where it is;
+   * `longLineBytes`: the longest line held (tests make all three small, to put slice ends, both ways of walking and
+   * long lines everywhere). `budget`: what the refs held count against.
    */
   constructor(
     sliceBytes = SLICE_BYTES,
     private readonly directBytes = DIRECT_BYTES,
     private readonly maxLineBytes = MAX_LINE_BYTES,
     private readonly budget?: DigestBudget,
+    longLineBytes = LONG_LINE_BYTES,
   ) {
     this.refs = new DigestSet(0, budget);
-    // A line ended inside the buffer is then never longer than the longest read (a test's limit may be below it).
-    this.sliceBytes = Math.min(sliceBytes, maxLineBytes + 1);
+    this.options = { ...OPTIONS, maxLineBytes, longLineBytes };
+    this.heldLineBytes = Math.min(maxLineBytes, longLineBytes);
+    // A line ended inside the buffer is then never longer than the longest held (a test's limit may be below it).
+    this.sliceBytes = Math.min(sliceBytes, this.heldLineBytes + 1);
     this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
   }
   private readonly sliceBytes: number;
@@ -104,14 +128,12 @@ export class JournalWalker {
 
   push(piece: Buffer): void {
     let i = 0;
-    if (this.skipped !== undefined) {
-      // Inside a line too long to read: its bytes pass by, to its end.
+    if (this.long !== undefined) {
+      // Inside a line too long to hold: its bytes go to its check as they come, to its end.
       const nl = piece.indexOf(0x0a);
-      if (nl < 0) {
-        this.skipped += piece.length;
-        return;
-      }
-      this.unreadLine(this.skipped + nl, 'lf');
+      if (nl < 0) return this.long.check.push(piece);
+      this.long.check.push(piece, 0, nl);
+      this.endLong('lf');
       i = nl + 1;
     }
     // A piece longer than the longest read may hold a longer line: copied, as small pieces are, to be let pass.
@@ -140,7 +162,7 @@ export class JournalWalker {
     while (i < piece.length) {
       if (this.fill === this.buf.length) {
         this.makeRoom();
-        if (this.skipped !== undefined) return this.push(piece.subarray(i));
+        if (this.long !== undefined) return this.push(piece.subarray(i));
       }
       const n = Math.min(this.buf.length - this.fill, piece.length - i);
       piece.copy(this.buf, this.fill, i, i + n);
@@ -150,14 +172,15 @@ export class JournalWalker {
   }
 
   finish(): JournalWalk {
-    if (this.skipped !== undefined) this.unreadLine(this.skipped, 'eof');
-    if (this.fill > 0) {
-      // The last line, with no newline, may be one byte longer than the longest read (the buffer's size then).
+    if (this.long !== undefined) this.endLong('eof');
+    else if (this.fill > 0) {
+      // The last line, with no newline, may be one byte longer than the longest held (the buffer's size then).
       const tail = this.fill - 1 - this.buf.lastIndexOf(0x0a, this.fill - 1);
-      if (tail <= this.maxLineBytes) this.walk(this.buf, 0, this.fill);
+      if (tail <= this.heldLineBytes) this.walk(this.buf, 0, this.fill);
       else {
         this.walk(this.buf, 0, this.fill - tail);
-        this.unreadLine(tail, 'eof');
+        this.startLong(this.fill - tail);
+        this.endLong('eof');
       }
     }
     if (this.steps === 0)
@@ -182,19 +205,14 @@ export class JournalWalker {
 
   /**
    * The buffer is full: walk its whole lines, keep the rest (or grow, for one line longer than the buffer; a line
-   * longer than MAX_LINE_BYTES is let pass instead, unread: the buffer goes back to its first size).
+   * longer than the longest held is checked as it comes instead: the buffer goes back to its first size).
    */
   private makeRoom(): void {
     // Not yet a slice's size: grown, nothing walked (a slice is walked when sliceBytes are in, as ever).
     if (this.buf.length < this.sliceBytes) return this.grow(Math.min(this.buf.length * 2, this.sliceBytes));
     const nl = this.buf.lastIndexOf(0x0a, this.fill - 1);
-    if (nl < 0 && this.fill > this.maxLineBytes) {
-      this.skipped = this.fill;
-      this.fill = 0;
-      this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
-      return;
-    }
-    if (nl < 0) return this.grow(Math.min(this.buf.length * 2, this.maxLineBytes + 1));
+    if (nl < 0 && this.fill > this.heldLineBytes) return this.startLong(0);
+    if (nl < 0) return this.grow(Math.min(this.buf.length * 2, this.heldLineBytes + 1));
     this.walk(this.buf, 0, nl + 1);
     this.buf.copy(this.buf, 0, nl + 1, this.fill);
     this.fill -= nl + 1;
@@ -210,7 +228,34 @@ export class JournalWalker {
   /** Walks bytes[from..to) (whole lines, or the journal's last bytes) from where the chain stands. */
   private walk(bytes: Buffer, from: number, to: number): void {
     const seed: SliceSeed = { steps: this.steps, prevHash: this.prev };
-    const s = scanChunk(bytes, from, to, this.base - from, OPTIONS, seed, undefined, this.refs);
+    this.absorb(scanChunk(bytes, from, to, this.base - from, this.options, seed, undefined, this.refs), to - from);
+  }
+
+  /**
+   * A line longer than the longest held begins with the buffer's bytes from `from` (its end is not in them): they go
+   * to its check, and the buffer goes back to its first size.
+   */
+  private startLong(from: number): void {
+    const seed: SliceSeed = { steps: this.steps, prevHash: this.prev };
+    const walker = new ChunkWalker(this.base, this.base, this.options, seed, undefined, this.refs);
+    const check = walker.longCheck();
+    check.push(this.buf, from, this.fill);
+    this.long = { walker, check };
+    this.fill = 0;
+    this.buf = Buffer.allocUnsafe(Math.min(FIRST_BYTES, this.sliceBytes));
+  }
+
+  /** The long line ended (at a newline, or the journal's end): its row or fault, as a walk of it would give. */
+  private endLong(ending: 'lf' | 'eof'): void {
+    const { walker, check } = this.long!;
+    this.long = undefined;
+    const bytes = check.length + (ending === 'lf' ? 1 : 0);
+    walker.longLine(check, this.base, ending);
+    this.absorb(walker.finish(), bytes);
+  }
+
+  /** What the walk of `bytes` bytes found, taken in: its faults (numbered on), rows, marks and where it ends. */
+  private absorb(s: ChunkSummary, bytes: number): void {
     for (const f of s.faults.list)
       this.faults.add(
         f.line === null
@@ -226,14 +271,7 @@ export class JournalWalker {
     this.steps += s.rows;
     if (s.last !== undefined) this.prev = s.last.step_hash;
     this.lines += s.lines;
-    this.base += to - from;
-  }
-
-  /** A line of `length` bytes longer than MAX_LINE_BYTES has passed (not read): one malformed line. */
-  private unreadLine(length: number, ending: 'lf' | 'eof'): void {
-    this.faults.add({ line: ++this.lines, kind: 'malformed_json', message: lineTooLong(length, this.maxLineBytes) });
-    this.base += length + (ending === 'lf' ? 1 : 0);
-    this.skipped = undefined;
+    this.base += bytes;
   }
 
   private noteMarked(m: MarkedRows | undefined): void {
@@ -261,11 +299,11 @@ export class JournalWalker {
       const sink = this.refs;
       const genesis: SliceSeed = { steps: this.steps, prevHash: this.prev };
       const inOrder = (): Stitched => {
-        const range = walkRanges(source, [[from, to]], [genesis], OPTIONS, env, undefined, sink);
-        return stitchVerify(source, range, OPTIONS, env, undefined, sink);
+        const range = walkRanges(source, [[from, to]], [genesis], this.options, env, undefined, sink);
+        return stitchVerify(source, range, this.options, env, undefined, sink);
       };
       if (sink instanceof RefOrder && sink.listed < IN_ORDER_MIN_REFS) {
-        const options: ChunkOptions = { ...OPTIONS, maxRefs: sink.listed };
+        const options: ChunkOptions = { ...this.options, maxRefs: sink.listed };
         try {
           const slices = scanSlices(source, from, to, options, env, undefined, genesis);
           stitched = stitchVerify(source, slices, options, env, undefined, sink);
