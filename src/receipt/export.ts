@@ -13,7 +13,7 @@ import {
   rowValue,
   verifyJournalFile,
   type JournalEntry,
-  type VerifyResult,
+  type Fault,
 } from '../journal';
 import { replacesFile, stageFile, writeAll, writeFileWhole, type StagedFile, type WholeFileOptions } from '../util/fs';
 import { pausePoint } from '../util/pause';
@@ -26,6 +26,7 @@ import { IntegrityError } from '../errors';
 import { createdAtSeconds, encodeManifest, FORMAT_VERSION, formatCreatedAt, type Manifest } from './manifest';
 import { TarWriter, writeTar, type TarWriteMember } from './tar-write';
 import {
+  longLineFaults,
   openJournalForExport,
   ReceiptSink,
   streamable,
@@ -180,7 +181,10 @@ export function newManifest(
 export function buildReceipt(journalFile: string, options: ExportOptions = {}): BuiltReceipt {
   // Verified first, on the fast path; its canonical lines are the file's own bytes when they already are.
   const { result: read, bytes: journalBytes, blob_refs: digests } = readCanonicalJournal(journalFile);
-  if (!read.ok) throw journalRefused(journalFile, read);
+  if (!read.ok) throw journalRefused(journalFile, read.errors);
+  // Re-encoded, a line longer than LONG_LINE_BYTES may still be one a receipt's reader refuses (export-file.ts).
+  const refused = longLineFaults(journalBytes);
+  if (refused.length > 0) throw journalRefused(journalFile, refused, 'a receipt of it would not verify');
   const agentId = options.agentId ?? defaultAgentId(journalFile);
   const cas = blobStore(journalFile, options);
   const bundled: [string, Buffer][] = [];
@@ -206,10 +210,9 @@ export function buildReceipt(journalFile: string, options: ExportOptions = {}): 
 }
 
 /** A journal that does not verify, refused: its first fault, and how many more. */
-function journalRefused(journalFile: string, read: VerifyResult): IntegrityError {
-  const more =
-    read.errors.length > 1 ? ` (and ${read.errors.length - 1} more fault${read.errors.length > 2 ? 's' : ''})` : '';
-  return new IntegrityError(`${describeFault(journalFile, read.errors[0]!)}${more}`);
+function journalRefused(journalFile: string, errors: readonly Fault[], why?: string): IntegrityError {
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more fault${errors.length > 2 ? 's' : ''})` : '';
+  return new IntegrityError(`${describeFault(journalFile, errors[0]!)}${more}${why === undefined ? '' : `: ${why}`}`);
 }
 
 /** Whether an output name asks for gzip. */
@@ -258,7 +261,7 @@ export function stageExport(journalFile: string, outFile: string, options: Expor
     // The strict walk found a fault. Unless it is only lines to re-encode, the journal is refused as `verify` walks
     // it (bounded memory), not once read whole: a torn tail on a 118 MB journal took 6.2 s and 539 MB to refuse.
     const walked = verifyJournalFile(journalFile);
-    if (!walked.ok) throw journalRefused(journalFile, walked);
+    if (!walked.ok) throw journalRefused(journalFile, walked.errors);
     return stageBuilt(buildReceipt(journalFile, o), outFile, o);
   } finally {
     closeSync(opened.fd);

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { canonical, float, LONG_LINE_BYTES, type JsonValue } from '../src/canonical';
+import { verifyJournalFile } from '../src/journal';
+import { computeStepHash } from '../src/journal/step-hash';
+import { exportReceipt } from '../src/receipt/export';
+import { verifyReceipt } from '../src/receipt/verify';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * Attacks on the long-line rule of a receipt's walk (a line longer than LONG_LINE_BYTES is taken only as a row
+ * LongRowCheck takes): what stepchain writes must be what its own receipt reader takes.
+ */
+const root = tempDir();
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+const ZERO = '0'.repeat(64);
+
+interface Step {
+  prompt: JsonValue;
+  toolResult?: JsonValue;
+  /** Spell the row's ts `…0.250` (valid JSON, not Python's repr): a row that is not canonical. */
+  nonCanonical?: boolean;
+}
+
+/** A journal file of chained rows. */
+function writeJournal(name: string, steps: readonly Step[]): string {
+  let prev = ZERO;
+  const lines = steps.map((s, seq) => {
+    const fields = {
+      prev_hash: prev,
+      input_hash: sha('input'),
+      model: 'm',
+      prompt: s.prompt,
+      tool_call: { name: 'Edit', n: float(1) },
+      tool_result: s.toolResult ?? null,
+    };
+    const step = computeStepHash(fields);
+    prev = step;
+    const line = canonical({ ...fields, blob_refs: [], seq, step_hash: step, ts: 1796000000.25 });
+    return `${s.nonCanonical ? line.replace(/"ts":1796000000\.25}$/, '"ts":1796000000.250}') : line}\n`;
+  });
+  const file = path.join(root, name);
+  writeFileSync(file, lines.join(''));
+  return file;
+}
+
+describe('export never writes a receipt its own reader refuses', () => {
+  it('a canonical long row whose key is over 64 KiB (LongRowCheck refuses it): export refuses, naming the line', () => {
+    // Canonical, and `verify --strict` takes it: but a receipt's walk takes a line over LONG_LINE_BYTES only as a row
+    // LongRowCheck takes, which holds no key over 64 KiB. Export went the re-encoding way (the strict walk found a
+    // fault), re-encoded the same bytes, and wrote a receipt that `receipt verify` failed (steps 2 of 3).
+    const journal = writeJournal('long-key.jsonl', [
+      { prompt: 'a' },
+      { prompt: 'b', toolResult: { ['k'.repeat(65_537)]: 'v'.repeat(LONG_LINE_BYTES) } },
+      { prompt: 'c' },
+    ]);
+    expect(verifyJournalFile(journal, { strict: true }).errors).toEqual([]);
+    const out = path.join(root, 'long-key.tar');
+    expect(() => exportReceipt(journal, out, { agentId: 'a' })).toThrow(
+      /long-key\.jsonl:2: non_canonical: line of 8,454,\d{3} bytes that is not a canonical row/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a long line that is not canonical is re-encoded as before: the receipt verifies', () => {
+    const journal = writeJournal('long-noncanonical.jsonl', [
+      { prompt: 'a' },
+      { prompt: 'p'.repeat(LONG_LINE_BYTES + 10), nonCanonical: true },
+      { prompt: 'c' },
+    ]);
+    const out = path.join(root, 'long-noncanonical.tar');
+    exportReceipt(journal, out, { agentId: 'a' });
+    const v = verifyReceipt(readFileSync(out));
+    expect(v.errors).toEqual([]);
+    expect(v.steps).toBe(3);
+  });
+});
