@@ -5,7 +5,8 @@ import { canonical, float, LONG_LINE_BYTES, type JsonValue } from '../src/canoni
 import { verifyJournalFile } from '../src/journal';
 import { computeStepHash } from '../src/journal/step-hash';
 import { exportReceipt } from '../src/receipt/export';
-import { verifyReceipt } from '../src/receipt/verify';
+import { JournalWalker } from '../src/receipt/journal-walk';
+import { verifyReceipt, walkReceiptJournal } from '../src/receipt/verify';
 import { tempDir } from './helpers/tmp';
 
 /**
@@ -25,6 +26,13 @@ interface Step {
 
 /** A journal file of chained rows. */
 function writeJournal(name: string, steps: readonly Step[]): string {
+  const file = path.join(root, name);
+  writeFileSync(file, journalBytes(steps));
+  return file;
+}
+
+/** The bytes of a journal of chained rows. */
+function journalBytes(steps: readonly Step[]): Buffer {
   let prev = ZERO;
   const lines = steps.map((s, seq) => {
     const fields = {
@@ -40,9 +48,7 @@ function writeJournal(name: string, steps: readonly Step[]): string {
     const line = canonical({ ...fields, blob_refs: [], seq, step_hash: step, ts: 1796000000.25 });
     return `${s.nonCanonical ? line.replace(/"ts":1796000000\.25}$/, '"ts":1796000000.250}') : line}\n`;
   });
-  const file = path.join(root, name);
-  writeFileSync(file, lines.join(''));
-  return file;
+  return Buffer.from(lines.join(''));
 }
 
 describe('export never writes a receipt its own reader refuses', () => {
@@ -74,5 +80,31 @@ describe('export never writes a receipt its own reader refuses', () => {
     const v = verifyReceipt(readFileSync(out));
     expect(v.errors).toEqual([]);
     expect(v.steps).toBe(3);
+  });
+});
+
+describe("walkReceiptJournal (the library's walk of a receipt's journal member) applies the long-line rule", () => {
+  // It read every line whole, as `verify` reads a journal: for a long line the receipt walk refuses it gave another
+  // verdict than every reader of the receipt (steps 3, no fault / one fault, where they give steps 2 and three).
+  it.each([
+    ['a long line that is not canonical', { prompt: 'p'.repeat(LONG_LINE_BYTES + 10), nonCanonical: true }],
+    [
+      'a canonical long row with a key over 64 KiB',
+      { prompt: 'b', toolResult: { ['k'.repeat(65_537)]: 'v'.repeat(LONG_LINE_BYTES) } },
+    ],
+    ['a canonical long row', { prompt: 'p'.repeat(LONG_LINE_BYTES + 10) }],
+  ] as const)('%s: the walk every reader of a receipt makes', (_name, long: Step) => {
+    const bytes = journalBytes([{ prompt: 'a' }, long, { prompt: 'c' }]);
+    const walker = new JournalWalker();
+    walker.push(bytes);
+    const receipt = walker.finish();
+    const lib = walkReceiptJournal(bytes);
+    expect({ head: lib.head, steps: lib.steps, faults: lib.faults, omitted: lib.omitted }).toEqual({
+      head: receipt.head,
+      steps: receipt.steps,
+      faults: receipt.faults,
+      omitted: receipt.omitted,
+    });
+    expect(lib.refs).toEqual(receipt.refs);
   });
 });

@@ -105,14 +105,19 @@ export function verifyJournalBytes(
   return verifySource({ kind: 'bytes', bytes: bufferView(buf) }, buf.length, options, env).result;
 }
 
-/** Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). */
+/**
+ * Verifies journal bytes and collects the rows' blob refs (first-occurrence order, unique). `longLineBytes`: a line
+ * longer is taken only as a canonical row checked as it comes (ChunkOptions.longLineBytes: a receipt's journal).
+ */
 export function verifyJournalBytesWithRefs(
   buf: Uint8Array,
   options: VerifyOptions = {},
   env?: NodeJS.ProcessEnv,
+  longLineBytes?: number,
 ): VerifyResult & { blob_refs: string[] } {
   const { result, stitched } = verifySource({ kind: 'bytes', bytes: bufferView(buf) }, buf.length, options, env, {
     collectRefs: true,
+    ...(longLineBytes === undefined ? {} : { longLineBytes }),
   });
   return { ...result, blob_refs: stitched.refs ?? [] };
 }

@@ -1,3 +1,4 @@
+import { LONG_LINE_BYTES } from '../canonical';
 import { faultMessage, verifyJournalBytesWithRefs, type Fault } from '../journal';
 import { defineLazyList, DigestSet, lazyListItems } from '../util/digest-set';
 import { ZERO_HASH } from '../util/hash';
@@ -395,7 +396,8 @@ function countFaults(result: ReceiptVerifyResult, runs: number, unlisted: number
 /**
  * The chain walk of a receipt's journal member (docs/format.md §2 verification, strict:
  * lines must be canonical and newline-terminated). Same faults as
- * `verifyJournalBytes(buf, { strict: true })`, but keeps only the blob refs, not
+ * `verifyJournalBytes(buf, { strict: true })` but for a line longer than LONG_LINE_BYTES (taken only as a canonical
+ * row checked as it comes, as every reader of a receipt takes one); keeps only the blob refs, not
  * the rows, so a 100,000-step receipt does not sit in memory twice.
  */
 export function walkReceiptJournal(buf: Buffer): {
@@ -406,8 +408,9 @@ export function walkReceiptJournal(buf: Buffer): {
   /** Faults counted but not listed (the list is capped). */
   omitted: number;
 } {
-  // The journal's fast, parallel strict walk (canonical lines hashed from their bytes).
-  const r = verifyJournalBytesWithRefs(buf, { strict: true });
+  // The journal's fast, parallel strict walk (canonical lines hashed from their bytes), with the rule every reader of
+  // a receipt has for a line longer than LONG_LINE_BYTES (JournalWalker), so this walk is theirs.
+  const r = verifyJournalBytesWithRefs(buf, { strict: true }, undefined, LONG_LINE_BYTES);
   return { head: r.head_hash, steps: r.steps, refs: r.blob_refs, faults: r.errors, omitted: r.errors_omitted };
 }
 
