@@ -6,6 +6,7 @@ import { verifyJournalFile } from '../src/journal';
 import { computeStepHash } from '../src/journal/step-hash';
 import { exportReceipt } from '../src/receipt/export';
 import { JournalWalker } from '../src/receipt/journal-walk';
+import { buildPublishedReceipt, publishReceipt } from '../src/receipt/publish';
 import { verifyReceipt, walkReceiptJournal } from '../src/receipt/verify';
 import { tempDir } from './helpers/tmp';
 
@@ -20,6 +21,7 @@ const ZERO = '0'.repeat(64);
 interface Step {
   prompt: JsonValue;
   toolResult?: JsonValue;
+  toolCall?: JsonValue;
   /** Spell the row's ts `…0.250` (valid JSON, not Python's repr): a row that is not canonical. */
   nonCanonical?: boolean;
 }
@@ -40,7 +42,7 @@ function journalBytes(steps: readonly Step[]): Buffer {
       input_hash: sha('input'),
       model: 'm',
       prompt: s.prompt,
-      tool_call: { name: 'Edit', n: float(1) },
+      tool_call: s.toolCall ?? { name: 'Edit', n: float(1) },
       tool_result: s.toolResult ?? null,
     };
     const step = computeStepHash(fields);
@@ -106,5 +108,41 @@ describe("walkReceiptJournal (the library's walk of a receipt's journal member) 
       omitted: receipt.omitted,
     });
     expect(lib.refs).toEqual(receipt.refs);
+  });
+});
+
+describe('publish never writes a receipt its own reader refuses', () => {
+  // tool_call is not redacted by default: a canonical long row whose tool_call holds a key over 64 KiB stays a line
+  // over LONG_LINE_BYTES that the receipt walk refuses. Publish wrote it: `receipt verify` said steps 2 of 3.
+  const steps: Step[] = [
+    { prompt: 'a' },
+    { prompt: 'b', toolCall: { name: 'Edit', ['k'.repeat(65_537)]: 'v'.repeat(LONG_LINE_BYTES) } },
+    { prompt: 'c' },
+  ];
+  const refusal =
+    /step 1 published is a line of 8,454,\d{3} bytes that is not a canonical row a receipt's reader takes/;
+
+  it('streamed (stepchain publish): refused, nothing written', () => {
+    const journal = writeJournal('publish-long-key.jsonl', steps);
+    const out = path.join(root, 'publish-long-key.tar');
+    expect(() => publishReceipt(journal, out, { optIn: true, agentId: 'a' })).toThrow(refusal);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('in memory (buildPublishedReceipt): refused', () => {
+    const journal = writeJournal('publish-long-key-2.jsonl', steps);
+    expect(() => buildPublishedReceipt(journal, { optIn: true, agentId: 'a' })).toThrow(refusal);
+  });
+
+  it('a long row the receipt walk takes is published, and verifies', () => {
+    const journal = writeJournal('publish-long.jsonl', [
+      { prompt: 'a' },
+      { prompt: 'b', toolCall: { name: 'Edit', big: 'v'.repeat(LONG_LINE_BYTES) } },
+    ]);
+    const out = path.join(root, 'publish-long.tar');
+    publishReceipt(journal, out, { optIn: true, agentId: 'a' });
+    const v = verifyReceipt(readFileSync(out));
+    expect(v.errors).toEqual([]);
+    expect(v.steps).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 // Named, not a namespace import: a bundle makes a copy of a namespace's every export when it starts (a hook call).
 import { createHash, hash, type Hash } from 'node:crypto';
-import { encodeString, isPythonFloatRepr } from '../canonical';
+import { encodeString, isPythonFloatRepr, LONG_LINE_BYTES } from '../canonical';
 import type { FastRow } from './fast-line';
 import { HEX, latin1, MAX_TOKEN, NUMBER, NUMERIC, ValueCheck } from './long-value';
 
@@ -294,4 +294,17 @@ export class LongRowCheck {
     const room = this.markText!.length + 1 - this.head.length;
     if (room > 0) this.head += latin1(b, j, Math.min(k, j + room));
   }
+}
+
+/**
+ * Whether a receipt's reader refuses `line` (its bytes, no newline) for its length: a line longer than `limit` is
+ * taken only as a row LongRowCheck takes (not a canonical one with a key over 64 KiB, say). What writes a receipt's
+ * rows checks each long one with this, so that it never writes a receipt its own reader refuses.
+ */
+export function refusedAsLong(line: Uint8Array, limit = LONG_LINE_BYTES): boolean {
+  if (line.length <= limit) return false;
+  // No expected link: a published row's prev_hash is hex, and a receipt's walk takes only a hex one (fastRow's rule).
+  const check = new LongRowCheck(undefined);
+  check.push(line);
+  return check.finish() === undefined;
 }

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { canonicalOfRead, float, type JsonValue } from '../canonical';
-import { InputError, withOsErrors } from '../errors';
+import { canonicalOfRead, float, LONG_LINE_BYTES, type JsonValue } from '../canonical';
+import { InputError, IntegrityError, withOsErrors } from '../errors';
+import { refusedAsLong } from '../journal/long-row';
 import {
   computeStepHash,
   readVerifiedJournal,
@@ -71,6 +72,24 @@ export function redactRows(
   return { lines: Buffer.from(parts.join(''), 'utf8'), head: redactor.head, steps: redactor.steps };
 }
 
+/**
+ * A published line (`\n`-terminated) of step `seq`, unless a receipt's reader would refuse it (a line longer than
+ * LONG_LINE_BYTES that LongRowCheck does not take: the journal's row held a key over 64 KiB in a field kept): then
+ * nothing is written.
+ */
+function checkedLine(line: string, seq: number): string {
+  // Only a line that may be that long is measured (its UTF-8 is at most 3 bytes a character), and only one that is
+  // is encoded to be checked.
+  if (line.length * 3 <= LONG_LINE_BYTES) return line;
+  const bytes = Buffer.byteLength(line) - 1;
+  if (bytes <= LONG_LINE_BYTES || !refusedAsLong(Buffer.from(line.slice(0, -1)))) return line;
+  throw new IntegrityError(
+    `publish: step ${seq} published is a line of ${bytes.toLocaleString('en-US')} bytes that is not a canonical row a ` +
+      `receipt's reader takes (a line longer than ${LONG_LINE_BYTES.toLocaleString('en-US')} bytes is taken only as ` +
+      `one it checks as it is read, which holds no key over 64 KiB); nothing written`,
+  );
+}
+
 /** redactRows a row at a time: each row's canonical line (`\n`-terminated), the chain re-anchored as it goes. */
 export class RowRedactor {
   private prev = ZERO_HASH;
@@ -102,7 +121,10 @@ export class RowRedactor {
     const step_hash = computeStepHash(hashed, true);
     this.prev = step_hash;
     this.steps++;
-    return `${canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) })}\n`;
+    return checkedLine(
+      `${canonicalOfRead({ ...hashed, blob_refs: [], seq: r.seq, step_hash, ts: float(r.ts) })}\n`,
+      r.seq,
+    );
   }
 
   /**
@@ -123,7 +145,8 @@ export class RowRedactor {
     const step_hash = sha256Ascii(`{${head},${tail}}`);
     this.prev = step_hash;
     this.steps++;
-    return `{"blob_refs":[],${head},"seq":${seq},"step_hash":"${step_hash}",${tail},"ts":${text.slice(spans.ts[0], spans.ts[1])}}\n`;
+    const ts = text.slice(spans.ts[0], spans.ts[1]);
+    return checkedLine(`{"blob_refs":[],${head},"seq":${seq},"step_hash":"${step_hash}",${tail},"ts":${ts}}\n`, seq);
   }
 
   /** The redacted line of a step as a block read gives it (VerifiedSteps.rewritable). */
