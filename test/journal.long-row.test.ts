@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { compareCodePoints, encode, encodeString, float, pythonFloatRepr, type JsonValue } from '../src/canonical';
 import { fastRow, type RowSpans } from '../src/journal/fast-line';
 import { LongRowCheck, type LongRow } from '../src/journal/long-row';
+import { ROW_KEYS } from '../src/journal/row';
 import { computeStepHash } from '../src/journal/step-hash';
 
 /**
@@ -49,19 +50,6 @@ const value: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
     fc.array(fc.tuple(text, tie('v')), { maxLength: 4 }).map((m) => new Map(m)),
   ),
 })).v;
-
-const ROW_KEYS = [
-  'blob_refs',
-  'input_hash',
-  'model',
-  'prev_hash',
-  'prompt',
-  'seq',
-  'step_hash',
-  'tool_call',
-  'tool_result',
-  'ts',
-];
 
 /**
  * A value's canonical text, as encode writes it, but for one object (the `twist.at`th met, the row itself first) whose
