@@ -3,7 +3,8 @@ import { closeSync, fstatSync, readSync } from 'node:fs';
 import { Gzip } from 'minizlib';
 import { IntegrityError, withOsErrors } from '../errors';
 import type { Cas, Fault } from '../journal';
-import { LONG_LINE_BYTES } from '../canonical';
+import { longLineRefused } from '../canonical';
+import { refusedAsLong } from '../journal/long-row';
 import { readRange, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { openRegularFile } from '../util/nofollow';
@@ -126,23 +127,21 @@ export function openJournalForExport(file: string, env: NodeJS.ProcessEnv = proc
 }
 
 /**
- * The faults a receipt's walk finds in a journal's canonical bytes (the ones export re-encodes into a receipt) when
- * some line is longer than LONG_LINE_BYTES, else none: a receipt's reader takes such a line only as a row
- * LongRowCheck takes (not one with a key over 64 KiB, though canonical), so export must not write one it refuses.
- * Lines no longer than that are read as `verify --strict` reads them, so the walk is skipped (bytes already in memory).
+ * The faults a receipt's reader would find in a journal's canonical bytes (the ones export re-encodes into a receipt)
+ * for their lines longer than LONG_LINE_BYTES: such a line is taken only as a row LongRowCheck takes (not one with a
+ * key over 64 KiB, though canonical), so export must not write one it refuses. The same per-line rule publish applies
+ * (`refusedAsLong`); the other lines were verified strictly already, so nothing else is walked again.
  */
 export function longLineFaults(journal: Buffer): Fault[] {
-  let longest = 0;
-  for (let at = 0; at < journal.length && longest <= LONG_LINE_BYTES;) {
+  const faults: Fault[] = [];
+  for (let at = 0, line = 1; at < journal.length; line++) {
     const nl = journal.indexOf(0x0a, at);
     const end = nl < 0 ? journal.length : nl;
-    longest = Math.max(longest, end - at);
+    if (refusedAsLong(journal.subarray(at, end)))
+      faults.push({ line, kind: 'non_canonical', message: longLineRefused(end - at) });
     at = end + 1;
   }
-  if (longest <= LONG_LINE_BYTES) return [];
-  const walker = new JournalWalker();
-  walker.push(journal);
-  return walker.finish().faults;
+  return faults;
 }
 
 /** Whether a strict walk found the journal fit to be streamed as it is (every line canonical, the chain whole). */
