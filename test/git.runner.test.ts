@@ -79,10 +79,11 @@ test('the guard sees process APIs however a module names them (a template string
     expect([text, SPAWNERS.test(text) || SNEAKY.test(text)]).toEqual([text, false]);
 });
 
-test('the runner starts processes in exactly two places, both with the pinned command line', () => {
+test('the runner starts processes in exactly three places (sync, piped, quiet), each with the pinned command line', () => {
   const text = readFileSync(path.join(repoRoot, RUNNER), 'utf8');
   const calls = [...text.matchAll(/\bspawn(?:Sync)?\(([^,]+),\s*([^,]+),/g)].map((m) => [m[1]!.trim(), m[2]!.trim()]);
   expect(calls).toEqual([
+    ["'git'", 'line.argv'],
     ["'git'", 'line.argv'],
     ["'git'", 'line.argv'],
   ]);

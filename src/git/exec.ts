@@ -1,4 +1,6 @@
 import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './pins';
+import { closeSync } from 'node:fs';
+import { readScratch, scratchFile } from '../util/scratch-file';
 import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
@@ -413,6 +415,71 @@ export function gitStream(
       } else reject(new GitCommandError(args, code, err));
     });
     child.stdin.end(options.stdin ?? options.input ?? '');
+  });
+}
+
+/**
+ * `gitRun` for a command whose stdout is not wanted (a snapshot's add): no pipe at all. stdin is /dev/null, stdout
+ * discarded, stderr a scratch file in `scratchDir` (../util/scratch-file.ts). Node makes a socket for each piped
+ * stream, with a module's worth of setup the first time: ~2 ms of the hook's thread, measured, on every tool call.
+ */
+export function gitRunQuiet(
+  cwd: string,
+  args: string[],
+  scratchDir: string,
+  options: GitSyncOptions = {},
+): Promise<void> {
+  let prepared: { line: GitCommandLine; env: NodeJS.ProcessEnv };
+  let errFd: number;
+  try {
+    prepared = prepare(cwd, args, options);
+    errFd = scratchFile(scratchDir);
+  } catch (e) {
+    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+  }
+  const { line, env } = prepared;
+  return new Promise<void>((resolve, reject) => {
+    const done = (settle: () => void): void => {
+      try {
+        settle();
+      } finally {
+        closeSync(errFd);
+      }
+    };
+    let child: import('node:child_process').ChildProcess;
+    try {
+      child = childProcess().spawn('git', line.argv, {
+        cwd,
+        env,
+        stdio: ['ignore', 'ignore', errFd],
+        windowsHide: true,
+      });
+    } catch (e) {
+      done(() => reject(e instanceof Error ? e : new Error(String(e))));
+      return;
+    }
+    const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
+    let stopped = false;
+    const timer = setTimeout(() => {
+      stopped = true;
+      child.kill('SIGKILL');
+    }, timeout);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      done(() => reject(new GitCommandError(args, null, e.message)));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done(() => {
+        const err = readScratch(errFd, MAX_STDERR_BYTES);
+        if (stopped) reject(timedOut(args, timeout));
+        else if (code !== 0) reject(new GitCommandError(args, code, err));
+        else {
+          if (err !== '') options.onStderr?.(err);
+          resolve();
+        }
+      });
+    });
   });
 }
 

@@ -1,4 +1,4 @@
-import { GitCommandError, gitRun, gitSync, type GitSyncOptions } from './exec';
+import { GitCommandError, gitRunQuiet, gitSync, type GitSyncOptions } from './exec';
 
 // What a snapshot cannot hold: a git repository inside the work tree (a submodule, or a nested repository such as
 // `cargo new` makes) is recorded by its commit only, and one with no commit not at all. The step says so.
@@ -40,17 +40,19 @@ export function addWorkTree(
 
 /**
  * `addWorkTree` as a process of its own that runs while the caller goes on (the hook appends the step meanwhile):
- * the same command, the same reading of what git said.
+ * the same command, the same reading of what git said (its stderr kept in a file in `scratchDir`, the snapshot's
+ * private directory: no pipe to set up on the thread the agent waits for).
  */
 export async function addWorkTreeAsync(
   top: string,
   config: readonly string[],
   pathspec: readonly string[],
   git: GitSyncOptions,
+  scratchDir: string,
 ): Promise<LeftOut> {
   const said = stderrReader();
   try {
-    await gitRun(top, addArgs(config, pathspec), { ...git, onStderr: said.onStderr });
+    await gitRunQuiet(top, addArgs(config, pathspec), scratchDir, { ...git, onStderr: said.onStderr });
     return { unborn: [], unopened: said.unopened };
   } catch (e) {
     return leftOutOfRefusal(e, said);

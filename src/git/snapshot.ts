@@ -198,7 +198,7 @@ export function startSnapshot(
 ): StartedSnapshot | undefined {
   if (repo === undefined) return undefined;
   const seeded = seedSnapshotIndex(options, repo);
-  const added = addWorkTreeAsync(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git);
+  const added = addWorkTreeAsync(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git, seeded.tmp);
   // Handled where it is awaited; never an unhandled rejection meanwhile.
   added.catch(() => undefined);
   return { repo, seeded, added };
