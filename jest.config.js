@@ -23,6 +23,8 @@ module.exports = {
     '/node_modules/(?!(@noble|@actions|@octokit|universal-user-agent|before-after-hook|get-east-asian-width)/)',
   ],
   testSequencer: '<rootDir>/test/setup/sequencer.js',
+  // V8's code cache of each module, made by a worker's first test file that loads it (see the file).
+  runtime: '<rootDir>/test/setup/runtime.js',
   globalTeardown: '<rootDir>/test/setup/teardown.js',
   setupFiles: ['<rootDir>/test/setup/state-dir.js', '<rootDir>/test/setup/spawner.js'],
   // Test files wait as well as compute: on timers and locks, on their child processes' pipes and syncs, on an
