@@ -3,6 +3,7 @@ import { closeSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { parallelMinBytes } from '../journal/parallel';
 import { ArchiveScan } from './archive-scan';
+import { RecycledOutput } from './inflate-recycle';
 import { grewPast, openReceiptFile, readOrSay } from './read-file';
 import { checkGzipHead, checkGzipTail, gzipCorrupt, gzipTooLarge, isGzip } from './gzip';
 import { DEFAULT_MAX_RECEIPT_BYTES, ReceiptFormatError } from './tar';
@@ -194,6 +195,8 @@ function plainInto(
  */
 async function inflateInto(pieces: Iterable<Buffer>, maxBytes: number, scan: ArchiveScan): Promise<void> {
   const gunzip = createGunzip({ chunkSize: INFLATED_PIECE });
+  // Its full output buffers used again once read (./inflate-recycle.ts): no fresh memory for each inflated MB.
+  const recycled = RecycledOutput.install(gunzip, INFLATED_PIECE);
   let out = 0;
   // Our own refusal ends the read: the inflater is destroyed, and ours is the fault.
   let refused: ReceiptFormatError | undefined;
@@ -211,6 +214,7 @@ async function inflateInto(pieces: Iterable<Buffer>, maxBytes: number, scan: Arc
           if (out > maxBytes) throw (refused = gzipTooLarge(maxBytes));
           scan.push(c);
         }
+        recycled?.taken();
       } catch (e) {
         fail(e);
         gunzip.destroy();
