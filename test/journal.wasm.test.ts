@@ -443,6 +443,105 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     );
   });
 
+  // escapeEnd takes runs of `\\u` escapes two at a time (16-byte vectors; strings.ts, escapePair) and leaves any
+  // other escape to its byte-by-byte rule: runs of every kind of `\\u` escape, each of them at every offset modulo
+  // 64 (and so at every lane of the pair and the 16-byte mask), and near the block end.
+  it('runs of \\u escapes: every kind, at every offset modulo 64 and near the block end', () => {
+    const hex4 = (u: number): string => u.toString(16).padStart(4, '0');
+    // Written as `\\u` in a canonical string: no literal (0x20..0x7e) and no short form (b t n f r).
+    const wanted = (u: number): boolean => u > 0x7e || (u < 0x20 && ![8, 9, 0xa, 0xc, 0xd].includes(u));
+    const u = (n: number): string => `\\u${hex4(n)}`;
+    // Code units at the edges of the rule: controls, short forms, literals, DEL, 0x80 and above, surrogates.
+    const edges = [0, 1, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0x1f, 0x20, 0x22, 0x2f, 0x30, 0x5c, 0x7e, 0x7f, 0x80, 0xff];
+    edges.push(0x100, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xffff);
+    const low = fc.oneof(fc.constantFrom(...edges), fc.integer({ min: 0, max: 0x1ff }));
+    const good = fc.oneof(
+      // Mostly the usual ones (0x80 and above), so runs are long.
+      { weight: 6, arbitrary: fc.integer({ min: 0x80, max: 0xffff }).map(u) },
+      { weight: 2, arbitrary: low.filter(wanted).map(u) },
+    );
+    // The neighbours of the digits' ranges, the upper-case letters' and a few others.
+    const notHex = [...'/:`gG@AFu "\\', '\x00', '\x7f', 'é'];
+    const odd = fc.oneof(
+      // One that should have been a literal or a short escape.
+      low.filter((n) => !wanted(n)).map(u),
+      // One digit in upper case, or not a digit at all, at each place.
+      fc
+        .tuple(fc.integer({ min: 0, max: 0xffff }), fc.nat(3), fc.constantFrom(...notHex), fc.boolean())
+        .map(([n, k, c, upper]) => {
+          const h = hex4(n);
+          return `\\u${h.slice(0, k)}${upper ? h[k]!.toUpperCase().replace(/[0-9]/, 'A') : c}${h.slice(k + 1)}`;
+        }),
+      // Cut short.
+      fc.constantFrom('\\u', '\\u0', '\\u00', '\\u00e', '\\U00e9', '\\'),
+    );
+    const piece = fc.oneof(
+      { weight: 8, arbitrary: fc.array(good, { minLength: 1, maxLength: 12 }).map((a) => a.join('')) },
+      { weight: 3, arbitrary: fc.nat(40).map((n) => 'p'.repeat(n)) },
+      { weight: 2, arbitrary: fc.constantFrom('\\"', '\\\\', '\\n', '\\t', '\\r', '\\b', '\\f', '\\/', ' ', 'é') },
+    );
+    // Valid runs with at most one odd escape among them (another anywhere else would hide it).
+    const body = fc
+      .tuple(fc.array(piece, { minLength: 1, maxLength: 8 }), fc.option(fc.tuple(fc.nat(), fc.nat(), odd), { freq: 2 }))
+      .map(([parts, fault]) => {
+        const text = parts.join('');
+        if (fault === null) return text;
+        // Between two escapes (or at a byte of plain text): at every place of a run.
+        const at = [...text.matchAll(/\\u|p| |$/g)].map((m) => m.index);
+        const k = at[fault[0] % at.length]!;
+        return text.slice(0, k) + fault[2] + text.slice(k);
+      });
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.nat(63), body, (pad, text) => {
+        const lines = [
+          withToolCall(`["${'x'.repeat(pad)}${text}"]`),
+          withToolCall(`["${'x'.repeat(pad)}${text}${'y'.repeat(63 - pad)}","z"]`),
+        ];
+        const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+        if (accepted !== jsAccepted) expect(accepted).toBe(jsAccepted);
+        // The last line of a block (no newline): the run's last escapes among the block's last 64 bytes.
+        const end = agreeLineByLine(Buffer.from(withToolResult(`"${'z'.repeat(pad)}${text}"`), 'utf8'));
+        if (end.accepted !== end.jsAccepted) expect(end.accepted).toBe(end.jsAccepted);
+        taken += accepted + end.accepted;
+      }),
+      { seed, numRuns: 600 },
+    );
+    // Most bodies are valid (the rest hold one odd escape): the rule is exercised on both sides.
+    expect(taken).toBeGreaterThan(600);
+  });
+
+  it('every byte at every place of a run of \\u escapes, and every code unit below 0x200 there', () => {
+    // A run of four (two pairs for escapePair): a byte of one of them replaced, or one of them another code unit.
+    const run = '\\u00e9\\ud83d\\ude00\\u4e2d';
+    const [head, tail] = withToolCall('["x@"]').split('@') as [string, string];
+    const line = (body: Buffer): Buffer => Buffer.concat([Buffer.from(head, 'utf8'), body, Buffer.from(tail, 'utf8')]);
+    const lines: Buffer[] = [];
+    for (let j = 0; j < 4; j++) {
+      for (let k = 0; k < 6; k++) {
+        for (let b = 0; b < 256; b++) {
+          const body = Buffer.from(run, 'latin1');
+          body[6 * j + k] = b;
+          lines.push(line(body));
+        }
+      }
+      for (let n = 0; n < 0x200; n++) {
+        const body = Buffer.from(run, 'latin1');
+        body.write(n.toString(16).padStart(4, '0'), 6 * j + 2, 'latin1');
+        lines.push(line(body));
+      }
+    }
+    let accepted = 0;
+    for (let a = 0; a < lines.length; a += 1000) {
+      const block = Buffer.concat(lines.slice(a, a + 1000).flatMap((l) => [l, Buffer.from('\n')]));
+      const got = agreeLineByLine(block);
+      if (got.accepted !== got.jsAccepted) expect(got.accepted).toBe(got.jsAccepted);
+      accepted += got.accepted;
+    }
+    // Taken at each of the four places at least: the code units 0x80..0x1ff and the controls but the short forms.
+    expect(accepted).toBeGreaterThan(4 * (0x180 + 27));
+  });
+
   it('short keys and strings: the closing quote at every place of the mask, and what follows', () => {
     const lines: string[] = [];
     for (let n = 0; n <= 18; n++) {
