@@ -443,9 +443,9 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     );
   });
 
-  // escapeEnd takes runs of `\\u` escapes two at a time (16-byte vectors; strings.ts, escapePair) and leaves any
-  // other escape to its byte-by-byte rule: runs of every kind of `\\u` escape, each of them at every offset modulo
-  // 64 (and so at every lane of the pair and the 16-byte mask), and near the block end.
+  // scanString takes a string 16 or 64 bytes a mask, and escapeEnd runs of `\u` escapes two at a time (strings.ts,
+  // escapePair), leaving any other escape to its byte-by-byte rule: runs of every kind of `\u` escape and plain
+  // text, each of them at every offset modulo 64 (every lane of a pair and of both masks), and near the block end.
   it('runs of \\u escapes: every kind, at every offset modulo 64 and near the block end', () => {
     const hex4 = (u: number): string => u.toString(16).padStart(4, '0');
     // Written as `\\u` in a canonical string: no literal (0x20..0x7e) and no short form (b t n f r).
@@ -474,11 +474,13 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
         }),
       // Cut short.
       fc.constantFrom('\\u', '\\u0', '\\u00', '\\u00e', '\\U00e9', '\\'),
+      // A byte that is no plain character (the 16- and 64-byte masks find it).
+      fc.constantFrom('\x00', '\x01', '\x1f', '\x7f', 'é'),
     );
     const piece = fc.oneof(
       { weight: 8, arbitrary: fc.array(good, { minLength: 1, maxLength: 12 }).map((a) => a.join('')) },
       { weight: 3, arbitrary: fc.nat(40).map((n) => 'p'.repeat(n)) },
-      { weight: 2, arbitrary: fc.constantFrom('\\"', '\\\\', '\\n', '\\t', '\\r', '\\b', '\\f', '\\/', ' ', 'é') },
+      { weight: 2, arbitrary: fc.constantFrom('\\"', '\\\\', '\\n', '\\t', '\\r', '\\b', '\\f', '\\/', ' ', '~') },
     );
     // Valid runs with at most one odd escape among them (another anywhere else would hide it).
     const body = fc
