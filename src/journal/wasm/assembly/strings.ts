@@ -22,7 +22,7 @@ const SHORT_ESCAPE: usize = memory.data<u8>([
  * [-128, -128 + n)) after the add; a limit of -128 is a lane that never passes. An escape starts at lanes 0 and 6.
  */
 const PAIR: usize = memory.data<u8>([
-  // digit add: `\\` at lanes 0 and 6, `u` at 1 and 7, a digit 0-9 at the rest of 0..11
+  // digit add: `\` at lanes 0 and 6, `u` at 1 and 7, a digit 0-9 at the rest of 0..11
   0x24, 0x0b, 0x50, 0x50, 0x50, 0x50, 0x24, 0x0b, 0x50, 0x50, 0x50, 0x50, 0, 0, 0, 0,
   // digit limit
   0x81, 0x81, 0x8a, 0x8a, 0x8a, 0x8a, 0x81, 0x81, 0x8a, 0x8a, 0x8a, 0x8a, 0x80, 0x80, 0x80, 0x80,
@@ -38,10 +38,10 @@ const PAIR: usize = memory.data<u8>([
 ], 16);
 
 /**
- * Which of the 12 bytes at a hold two `\\u` escapes that escapeEnd takes without a closer look, one bit a byte
- * (bits 0..11; bits 12..15 are never set): `\\`, `u`, 4 lowercase hex digits, where the first two digits are not
+ * Which of the 12 bytes at a hold two `\u` escapes that escapeEnd takes without a closer look, one bit a byte
+ * (bits 0..11; bits 12..15 are never set): `\`, `u`, 4 lowercase hex digits, where the first two digits are not
  * both 0 or the third is 8 or above (a code unit of 0x80 and above, which has no literal and no short form). The
- * rest (a control character or DEL written as `\\u`, and every refusal) is left to escapeEnd's byte-by-byte rule.
+ * rest (a control character or DEL written as `\u`, and every refusal) is left to escapeEnd's byte-by-byte rule.
  */
 @inline function escapePair(a: usize): i32 {
   const v = v128.load(a);
@@ -95,7 +95,7 @@ const PAIR: usize = memory.data<u8>([
  * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units that
  * have neither a literal nor a short form. Returns the index after the closing quote.
  *
- * 16 bytes at a time: the bytes that are not plain characters (a quote, a backslash, a control character,
+ * 16 or 64 bytes at a time: the bytes that are not plain characters (a quote, a backslash, a control character,
  * DEL, a byte of non-ASCII) are found at once, and then taken one after another from that mask, an escape
  * clearing the bits of the bytes it spans, so text dense with escapes is not loaded again for each.
  */
