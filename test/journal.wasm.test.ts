@@ -448,7 +448,7 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
   // text, each of them at every offset modulo 64 (every lane of a pair and of both masks), and near the block end.
   it('runs of \\u escapes: every kind, at every offset modulo 64 and near the block end', () => {
     const hex4 = (u: number): string => u.toString(16).padStart(4, '0');
-    // Written as `\\u` in a canonical string: no literal (0x20..0x7e) and no short form (b t n f r).
+    // Written as `\u` in a canonical string: no literal (0x20..0x7e) and no short form (b t n f r).
     const wanted = (u: number): boolean => u > 0x7e || (u < 0x20 && ![8, 9, 0xa, 0xc, 0xd].includes(u));
     const u = (n: number): string => `\\u${hex4(n)}`;
     // Code units at the edges of the rule: controls, short forms, literals, DEL, 0x80 and above, surrogates.
@@ -484,14 +484,14 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     );
     // Valid runs with at most one odd escape among them (another anywhere else would hide it).
     const body = fc
-      .tuple(fc.array(piece, { minLength: 1, maxLength: 8 }), fc.option(fc.tuple(fc.nat(), fc.nat(), odd), { freq: 2 }))
+      .tuple(fc.array(piece, { minLength: 1, maxLength: 8 }), fc.option(fc.tuple(fc.nat(), odd), { freq: 2 }))
       .map(([parts, fault]) => {
         const text = parts.join('');
         if (fault === null) return text;
         // Between two escapes (or at a byte of plain text): at every place of a run.
         const at = [...text.matchAll(/\\u|p| |$/g)].map((m) => m.index);
         const k = at[fault[0] % at.length]!;
-        return text.slice(0, k) + fault[2] + text.slice(k);
+        return text.slice(0, k) + fault[1] + text.slice(k);
       });
     let taken = 0;
     fc.assert(
@@ -509,7 +509,7 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       }),
       { seed, numRuns: 600 },
     );
-    // Most bodies are valid (the rest hold one odd escape): the rule is exercised on both sides.
+    // Half the bodies are valid, half hold one odd escape: the rule is exercised on both sides.
     expect(taken).toBeGreaterThan(600);
   });
 
