@@ -439,9 +439,17 @@ export function gitRunQuiet(
   }
   const { line, env } = prepared;
   return new Promise<void>((resolve, reject) => {
+    // Once: Node emits 'close' after 'error' for a git it could not start, and the scratch file's descriptor, closed
+    // by the first, may be another file's by the second. What the settling throws (the read, onStderr) rejects, as
+    // in gitStream, instead of leaving the event and ending the process.
+    let settled = false;
     const done = (settle: () => void): void => {
+      if (settled) return;
+      settled = true;
       try {
         settle();
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
       } finally {
         closeSync(errFd);
       }
