@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from './helpers/tmp';
 
@@ -39,3 +40,54 @@ test('a git that cannot be started (its directory gone): the quiet run rejects a
     quiet: 'GitCommandError null git status: spawn git ENOENT',
   });
 });
+
+// Review of test/setup/runtime.js (the Jest runtime that keeps V8's code cache of each module for the worker's later
+// test files): what it keeps must not keep a finished test file alive.
+test('the code-cache runtime keeps no finished test file alive: its memory is freed for the next file', () => {
+  const dir = mkdtempSync(path.join(tmp, 'jest-'));
+  // A module every file loads (its cache made by the first, used by the others); the first file holds ~100 MB.
+  writeFileSync(path.join(dir, 'common.js'), 'exports.add = function add(a, b) { return a + b; };\n');
+  writeFileSync(
+    path.join(dir, 'a.test.js'),
+    "const { add } = require('./common');\n" +
+      'const held = new Array(3e6).fill(0).map((_, j) => ({ j }));\n' +
+      "test('a', () => expect(add(held.length, 1)).toBe(3e6 + 1));\n",
+  );
+  for (const f of ['b', 'c', 'd'])
+    writeFileSync(
+      path.join(dir, `${f}.test.js`),
+      `const { add } = require('./common');\ntest('${f}', () => expect(add(1, 1)).toBe(2));\n`,
+    );
+  writeFileSync(
+    path.join(dir, 'order.js'),
+    `const Sequencer = require(${JSON.stringify(require.resolve('@jest/test-sequencer'))}).default;\n` +
+      'module.exports = class extends Sequencer { sort(t) { return [...t].sort((x, y) => (x.path < y.path ? -1 : 1)); } };\n',
+  );
+  writeFileSync(
+    path.join(dir, 'jest.config.js'),
+    `module.exports = ${JSON.stringify({
+      rootDir: dir,
+      testEnvironment: 'node',
+      transform: {},
+      cacheDirectory: path.join(dir, 'cache'),
+      testSequencer: path.join(dir, 'order.js'),
+      runtime: path.join(repo, 'test', 'setup', 'runtime.js'),
+    })};\n`,
+  );
+  // --logHeapUsage: each file's heap after a full collection (--expose-gc), once the file is done.
+  const jest = path.join(repo, 'node_modules', 'jest', 'bin', 'jest.js');
+  const r = spawnSync(process.execPath, ['--expose-gc', jest, '--runInBand', '--logHeapUsage', '--ci'], {
+    cwd: dir,
+    env: { ...process.env, JEST_WORKER_ID: undefined },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  const heap = Object.fromEntries(
+    [...r.stderr.matchAll(/PASS (?:\.\/)?([a-d])\.test\.js .*?(\d+) MB heap size/g)].map((m) => [m[1], Number(m[2])]),
+  );
+  expect([Object.keys(heap).sort(), r.status]).toEqual([['a', 'b', 'c', 'd'], 0]);
+  // The first file's array is there at its end; three files later it is gone.
+  expect(heap.a).toBeGreaterThan(80);
+  expect(heap.d!).toBeLessThan(heap.a! - 60);
+});
+

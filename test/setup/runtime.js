@@ -32,7 +32,11 @@ vm.compileFunction = function cachedCompileFunction(code, params, options) {
     if (!fn.cachedDataRejected) return fn;
   }
   const fn = compileFunction.call(this, code, params, { ...options, produceCachedData: true });
-  if (fn.cachedData !== undefined) held.set(name, { code, data: fn.cachedData });
+  // A copy: the Buffer the cache comes in, kept as it is, keeps the test file it was made in alive (its context, its
+  // module registry, what its tests held) for the rest of the worker. Measured: a file's 100 MB array still in the
+  // heap after four later files (test/review.stop64.test.ts); 40 files in band, 321 MB of heap after GC at the end
+  // against 105 MB without this runtime.
+  if (fn.cachedData !== undefined) held.set(name, { code, data: Buffer.from(fn.cachedData) });
   return fn;
 };
 
