@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { addWorkTree, addWorkTreeAsync } from '../src/git/snapshot-nested';
+import { readScratch, scratchFile } from '../src/util/scratch-file';
+import { git, initRepo, writeFiles } from './helpers/git';
 import { tempDir } from './helpers/tmp';
 
 // Review of the snapshot's pipe-less add (src/git/exec.ts gitRunQuiet): what it does where the piped run
@@ -91,3 +94,57 @@ test('the code-cache runtime keeps no finished test file alive: its memory is fr
   expect(heap.d!).toBeLessThan(heap.a! - 60);
 });
 
+// The snapshot's add reads only the first MiB of what git said; the in-line add (gitSync) reads all of it. git
+// writes its refusal of a nested repository with no commit after the warnings of the files before it: past a MiB of
+// them, the hook's snapshot failed where the in-line one (every other door) was taken.
+test("a refusal after a MiB of warnings: the hook's add reads it as the in-line add does", async () => {
+  const root = initRepo(mkdtempSync(path.join(tmp, 'loud-')), { 'README.md': '# r\n' });
+  // git warns of each file whose line ends it will change (~270 bytes a warning here), in path order; the nested
+  // repository, last in that order, is refused after them.
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 5000; i++) files[`${'w'.repeat(200)}${String(i).padStart(4, '0')}.txt`] = 'a\n';
+  writeFiles(root, files);
+  mkdirSync(path.join(root, 'zz-fresh'));
+  git(path.join(root, 'zz-fresh'), ['init', '-q']);
+  const config = ['-c', 'core.autocrlf=true'];
+  const run = (name: string): { scratch: string; opts: { extra: { GIT_INDEX_FILE: string } } } => {
+    const scratch = mkdtempSync(path.join(tmp, `${name}-`));
+    return { scratch, opts: { extra: { GIT_INDEX_FILE: path.join(scratch, 'index') } } };
+  };
+  const a = run('inline');
+  const inline = addWorkTree(root, config, ['.'], a.opts);
+  const b = run('quiet');
+  const quiet = await addWorkTreeAsync(root, config, ['.'], b.opts, b.scratch);
+  expect(inline.unborn).toEqual(['zz-fresh']);
+  expect(quiet.unborn).toEqual(inline.unborn);
+  // The same files were added both ways: the same tree.
+  const tree = (o: { extra: { GIT_INDEX_FILE: string } }): string =>
+    git(root, ['write-tree'], { ...process.env, ...o.extra });
+  expect(tree(b.opts)).toBe(tree(a.opts));
+});
+
+test('the scratch read past its first bytes: whole lines only, those kept in order, a line across reads whole', () => {
+  const dir = mkdtempSync(path.join(tmp, 'scratch-'));
+  const fd = scratchFile(dir);
+  try {
+    // 40 bytes of head, then ~200 KiB of warnings (read 64 KiB at a time) with errors among them, one across a read.
+    const warn = `warning: ${'w'.repeat(90)}\n`;
+    const text =
+      'warning: first\nwarning: second line\nwarning: cut here\n' +
+      warn.repeat(655) +
+      'error: one\n' +
+      warn.repeat(1400) +
+      `error: ${'e'.repeat(200)}\n` +
+      'fatal: last, with no line end';
+    writeSync(fd, text);
+    const notWarning = (l: string): boolean => !l.startsWith('warning: ');
+    expect(readScratch(fd, 40)).toBe(text.slice(0, 40));
+    expect(readScratch(fd, 40, notWarning)).toBe('warning: first\nwarning: second line\nerror: one\n');
+    expect(readScratch(fd, 300, notWarning)).toBe(
+      `${text.slice(0, text.lastIndexOf('\n', 299) + 1)}error: one\nerror: ${'e'.repeat(200)}\nfatal: last, with no line end\n`,
+    );
+    expect(readScratch(fd, 1 << 20, notWarning)).toBe(text);
+  } finally {
+    closeSync(fd);
+  }
+});

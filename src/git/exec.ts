@@ -1,6 +1,5 @@
 import { gitCommandLine, NAMED_SECTIONS_PATTERN, type GitCommandLine } from './pins';
-import { closeSync } from 'node:fs';
-import { readScratch, scratchFile } from '../util/scratch-file';
+import { readScratch, scratchFile, settleOnce } from '../util/scratch-file';
 import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
@@ -439,21 +438,8 @@ export function gitRunQuiet(
   }
   const { line, env } = prepared;
   return new Promise<void>((resolve, reject) => {
-    // Once: Node emits 'close' after 'error' for a git it could not start, and the scratch file's descriptor, closed
-    // by the first, may be another file's by the second. What the settling throws (the read, onStderr) rejects, as
-    // in gitStream, instead of leaving the event and ending the process.
-    let settled = false;
-    const done = (settle: () => void): void => {
-      if (settled) return;
-      settled = true;
-      try {
-        settle();
-      } catch (e) {
-        reject(e instanceof Error ? e : new Error(String(e)));
-      } finally {
-        closeSync(errFd);
-      }
-    };
+    // Settled once, the scratch file closed once ('close' follows 'error' for a git Node could not start).
+    const done = settleOnce(errFd, reject);
     let child: import('node:child_process').ChildProcess;
     try {
       child = childProcess().spawn('git', line.argv, {
@@ -479,7 +465,8 @@ export function gitRunQuiet(
     child.on('close', (code) => {
       clearTimeout(timer);
       done(() => {
-        const err = readScratch(errFd, MAX_STDERR_BYTES);
+        // Past the first MiB, git's errors only (a refusal after a MiB of warnings is read, as gitSync reads it all).
+        const err = readScratch(errFd, MAX_STDERR_BYTES, (l) => !/^(warning|hint): /.test(l));
         if (stopped) reject(timedOut(args, timeout));
         else if (code !== 0) reject(new GitCommandError(args, code, err));
         else {
