@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, writeFileSync, writeSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { cleanDeadSnapshotDirs } from '../src/git/snapshot-begin';
 import { addWorkTree, addWorkTreeAsync } from '../src/git/snapshot-nested';
 import { readScratch, scratchFile } from '../src/util/scratch-file';
 import { git, initRepo, writeFiles } from './helpers/git';
@@ -148,3 +149,48 @@ test('the scratch read past its first bytes: whole lines only, those kept in ord
     closeSync(fd);
   }
 });
+
+// A hook killed mid-add leaves its snapshot's directory in the git dir, for the next step to remove
+// (cleanDeadSnapshotDirs). A killed process stays a zombie, its pid taken, until its parent collects it: an agent
+// that does so late (or never, for a parent that only waits for its last child) kept the directory judged alive.
+test('a killed hook not yet collected by its parent: its snapshot directory is removed as dead', () => {
+  const root = initRepo(mkdtempSync(path.join(tmp, 'zombie-')), { 'README.md': '# r\n' });
+  const gitDir = path.join(root, '.git');
+  // The hook: a snapshot seeded (its directory made), then killed. Its parent, `sleep` (sh replaced by it), never
+  // collects it.
+  const hook =
+    `require('./test/helpers/swc-register.js');` +
+    `const { seedSnapshotIndex } = require('./src/git/snapshot-begin');` +
+    `const { repoInfo } = require('./src/git/repo');` +
+    `seedSnapshotIndex({ root: ${JSON.stringify(root)} }, repoInfo(${JSON.stringify(root)}));` +
+    `process.kill(process.pid, 'SIGKILL');`;
+  const parent = spawn('sh', ['-c', `"$0" -e "$1" & exec sleep 60`, process.execPath, hook], {
+    cwd: repo,
+    stdio: 'ignore',
+  });
+  try {
+    let dirs: string[] = [];
+    let zombie = false;
+    for (let i = 0; i < 300 && !zombie; i++) {
+      spawnSync('sleep', ['0.05']);
+      dirs = readdirSync(gitDir).filter((n) => n.startsWith('stepchain-snap-'));
+      const pid = dirs.length === 1 ? Number(/^stepchain-snap-([0-9]+)-/.exec(dirs[0]!)?.[1]) : NaN;
+      zombie = Number.isInteger(pid) && statState(pid) === 'Z';
+    }
+    expect(zombie).toBe(true);
+    expect(cleanDeadSnapshotDirs(gitDir)).toEqual(dirs);
+    expect(readdirSync(gitDir).filter((n) => n.startsWith('stepchain-snap-'))).toEqual([]);
+  } finally {
+    parent.kill('SIGKILL');
+  }
+});
+
+/** A process's state letter from /proc (Z: a zombie), or undefined. */
+function statState(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}

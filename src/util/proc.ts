@@ -12,6 +12,12 @@ import { hostname } from 'node:os';
 
 /** Start time of a process in clock ticks since boot, or undefined (gone, or no /proc). */
 export function processStartTicks(pid: number): string | undefined {
+  const start = statFields(pid)?.[19]; // field 22 overall; fields here start at field 3
+  return start !== undefined && /^[0-9]+$/.test(start) ? start : undefined;
+}
+
+/** /proc/<pid>/stat from its third field on (the state), or undefined off Linux or once the process is gone. */
+function statFields(pid: number): string[] | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -19,9 +25,7 @@ export function processStartTicks(pid: number): string | undefined {
     return undefined;
   }
   // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const start = fields[19]; // field 22 overall; fields here start at field 3
-  return start !== undefined && /^[0-9]+$/.test(start) ? start : undefined;
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
 let cachedBoot: string | null | undefined;
@@ -104,6 +108,9 @@ export function sameProcessAlive(
   const now = bootId();
   if (boot !== undefined && now !== undefined && boot !== now) return false; // written before a reboot
   if (!pidAlive(pid)) return false;
+  // A zombie (killed or exited, not yet collected by its parent) answers kill(0) and keeps its start ticks, but runs
+  // no more: a killed hook's snapshot directory was kept until its agent collected it.
+  if (statFields(pid)?.[0] === 'Z') return false;
   const current = processStartTicks(pid);
   if (start !== undefined && current !== undefined) return current === start;
   if (start === undefined && since !== undefined) {
