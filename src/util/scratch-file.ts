@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { readRange } from './fs';
 
 // A child process's output kept in a file instead of a pipe (../git/exec.ts, gitRunQuiet): the file is made new in a
 // directory only this user can write, unlinked at once (nothing to clean up, whatever ends the process), and read
@@ -47,7 +48,7 @@ export function settleOnce(fd: number, reject: (e: Error) => void): (settle: () 
  */
 export function readScratch(fd: number, maxBytes: number, keepAfter?: (line: string) => boolean): string {
   const size = fstatSync(fd).size;
-  const head = readAt(fd, 0, Math.min(size, maxBytes));
+  const head = readRange(fd, 0, Math.min(size, maxBytes));
   if (keepAfter === undefined || size <= maxBytes) return head.toString('utf8');
   const cut = head.lastIndexOf(0x0a) + 1;
   const kept: string[] = [head.toString('utf8', 0, cut)];
@@ -66,7 +67,7 @@ export function readScratch(fd: number, maxBytes: number, keepAfter?: (line: str
     keptBytes += line.length + 1;
   };
   for (let at = cut; at < size;) {
-    const chunk = readAt(fd, at, Math.min(size - at, 1 << 16));
+    const chunk = readRange(fd, at, Math.min(size - at, 1 << 16));
     if (chunk.length === 0) break;
     at += chunk.length;
     let data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
@@ -79,16 +80,4 @@ export function readScratch(fd: number, maxBytes: number, keepAfter?: (line: str
   }
   if (carry.length > 0) take(carry);
   return kept.join('');
-}
-
-/** Up to `length` bytes of `fd` from `position` (fewer at its end). */
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.alloc(length);
-  let n = 0;
-  while (n < length) {
-    const k = readSync(fd, buf, n, length - n, position + n);
-    if (k === 0) break;
-    n += k;
-  }
-  return buf.subarray(0, n);
 }
