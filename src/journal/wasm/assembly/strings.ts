@@ -91,6 +91,20 @@ const PAIR: usize = memory.data<u8>([
 }
 
 /**
+ * The bytes of `v` that are not plain characters, one bit each: a quote, a backslash, a control character, DEL, a
+ * byte of non-ASCII. Signed compares (one instruction each on x86, where unsigned ones take three): a byte below
+ * 0x20 or at 0x80 and above is below 0x20 as a signed byte; 0x7f is the one left.
+ */
+@inline function special(v: v128): i32 {
+  return i8x16.bitmask(
+    v128.or(
+      v128.or(i8x16.lt_s(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x7f))),
+      v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+    ),
+  );
+}
+
+/**
  * A canonical string literal at i (which holds `"`): printable ASCII but `"` and
  * `\`, the short escapes, and `\u` + 4 lowercase hex digits for code units that
  * have neither a literal nor a short form. Returns the index after the closing quote.
@@ -102,12 +116,6 @@ const PAIR: usize = memory.data<u8>([
 export function scanString(i: i32): i32 {
   sawEscape = false;
   i++;
-  // Signed compares (one instruction each on x86, where unsigned ones take three): a byte
-  // below 0x20 or at 0x80 and above is below 0x20 as a signed byte; 0x7f is the one left.
-  const lo = i8x16.splat(0x20);
-  const del = i8x16.splat(0x7f);
-  const quote = i8x16.splat(0x22);
-  const bs = i8x16.splat(0x5c);
   // 16 bytes a mask, and 64 once a mask finds none (plain text: fewer loads and trips for each special byte),
   // back to 16 when an escape run goes past the 64 (dense escapes: a 64-byte mask from each run's end would
   // scan its bytes up to four times).
@@ -118,18 +126,10 @@ export function scanString(i: i32): i32 {
       const v1 = v128.load(a, 16);
       const v2 = v128.load(a, 32);
       const v3 = v128.load(a, 48);
-      const m0 = i8x16.bitmask(
-        v128.or(v128.or(i8x16.lt_s(v0, lo), i8x16.eq(v0, del)), v128.or(i8x16.eq(v0, quote), i8x16.eq(v0, bs))),
-      );
-      const m1 = i8x16.bitmask(
-        v128.or(v128.or(i8x16.lt_s(v1, lo), i8x16.eq(v1, del)), v128.or(i8x16.eq(v1, quote), i8x16.eq(v1, bs))),
-      );
-      const m2 = i8x16.bitmask(
-        v128.or(v128.or(i8x16.lt_s(v2, lo), i8x16.eq(v2, del)), v128.or(i8x16.eq(v2, quote), i8x16.eq(v2, bs))),
-      );
-      const m3 = i8x16.bitmask(
-        v128.or(v128.or(i8x16.lt_s(v3, lo), i8x16.eq(v3, del)), v128.or(i8x16.eq(v3, quote), i8x16.eq(v3, bs))),
-      );
+      const m0 = special(v0);
+      const m1 = special(v1);
+      const m2 = special(v2);
+      const m3 = special(v3);
       let mask = <i64>m0 | (<i64>m1 << 16) | (<i64>m2 << 32) | (<i64>m3 << 48);
       const w = i;
       i += 64;
@@ -151,9 +151,7 @@ export function scanString(i: i32): i32 {
     }
     while (i <= E - 16) {
       const v = v128.load(<usize>i);
-      let mask = i8x16.bitmask(
-        v128.or(v128.or(i8x16.lt_s(v, lo), i8x16.eq(v, del)), v128.or(i8x16.eq(v, quote), i8x16.eq(v, bs))),
-      );
+      let mask = special(v);
       const w = i;
       i += 16;
       if (mask == 0) break;
