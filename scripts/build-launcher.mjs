@@ -78,10 +78,16 @@ export async function bundleEntry(root, name) {
  * header: damaged code crashes the process); anything else, or a cache V8 rejects, is compiled from the text (and
  * rewritten, whole, when the call exits). The cache file of a packed program (all three are) holds its text before
  * its code (named `<name>+text-...`): a start reads the text there, under the same checks, instead of unpacking it.
+ * Between text and code, the paths through the program its runs took (a program that names them, its export
+ * `codeCachePath`: the hook entry, `<agent> <event>`; src/cli/code-path.ts): a run of a path not listed writes the
+ * cache again at its exit, with the code it read (V8 keeps it) and the functions this path compiled, so that the
+ * cache comes to hold every path taken, whichever ran first (at most MAX_PATHS paths).
  * STEPCHAIN_CODE_CACHE=off compiles from the text and writes nothing.
  */
 /** How many caches of each program the launcher keeps (pruneCaches). */
 const KEEP_CACHES = 3;
+/** How many paths through a program a cache is written again for (the hook: five agents' events, ~40). */
+const MAX_PATHS = 64;
 
 export function launcherSource(programs, { packed = [] } = {}) {
   for (const [name, text] of Object.entries(programs))
@@ -249,6 +255,7 @@ function run(name, id, program) {
   const vm = require('node:vm');
   const lead = Math.max(0, program.textLength);
   let file, cachedData, text;
+  let paths = [];
   // A packed program is not edited by hand: bytes of it that are not the ones the build carried are damage, even of
   // the same length and unpacking to a text of its length (brotli has no checksum: that text ran, a SyntaxError's
   // stack or other code). The id is their SHA-256 (read for the cache anyway); a program carried as it is runs as
@@ -257,28 +264,46 @@ function run(name, id, program) {
   if (!intact && lead > 0) damaged('a program it carries is not the one it was built with (bytes were changed)');
   try {
     file = intact ? cacheFile(lead > 0 ? \`\${name}+text\` : name, id) : undefined;
-    const data = file === undefined ? undefined : readCache(file);
-    if (data !== undefined && data.length > lead) {
-      text = lead > 0 ? data.toString('latin1', 0, lead) : undefined;
-      cachedData = data.subarray(lead);
-    }
+    const parts = cacheParts(file === undefined ? undefined : readCache(file), lead);
+    if (parts !== undefined) ({ text, paths, code: cachedData } = parts);
   } catch {
     cachedData = text = undefined; // none yet, or not one to use
   }
   text ??= textOf(program);
   const script = new vm.Script(text, { filename: __filename, cachedData });
-  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected))
+  const m = { exports: {} };
+  if (file !== undefined)
     process.once('exit', () => {
       try {
-        const code = script.createCachedData();
-        writeCache(file, lead > 0 ? Buffer.concat([Buffer.from(text, 'latin1'), code]) : code);
+        const fresh = cachedData === undefined || script.cachedDataRejected;
+        const taken = pathTaken(m.exports);
+        if (!fresh && (taken === undefined || paths.includes(taken) || paths.length >= ${MAX_PATHS})) return;
+        const listed = [...(fresh ? [] : paths), ...(taken === undefined ? [] : [taken])].join('\\n');
+        const head = Buffer.from(\`\${lead > 0 ? text : ''}\\0\${listed}\\0\`, 'latin1');
+        writeCache(file, Buffer.concat([head, script.createCachedData()]));
       } catch {
         /* a cache is never needed */
       }
     });
-  const m = { exports: {} };
   script.runInThisContext()(m.exports, require, m, __filename, __dirname);
   return m.exports;
+}
+/**
+ * A cache's data (readCache) as written: the text (\`lead\` bytes, a packed program's), a NUL, the paths its runs
+ * took (a line each), a NUL, V8's code. Undefined for anything else (no cache, or one of another layout).
+ */
+function cacheParts(data, lead) {
+  if (data === undefined || data.length < lead + 3 || data[lead] !== 0) return undefined;
+  const end = data.indexOf(0, lead + 1);
+  if (end < 0 || end - lead > ${MAX_PATHS * 128}) return undefined;
+  const listed = data.toString('latin1', lead + 1, end);
+  const text = lead > 0 ? data.toString('latin1', 0, lead) : undefined;
+  return { text, paths: listed === '' ? [] : listed.split('\\n'), code: data.subarray(end + 1) };
+}
+/** The path a run took, as its program names it (its export \`codeCachePath\`): a few printable ASCII words. */
+function pathTaken(exports) {
+  const taken = typeof exports.codeCachePath === 'function' ? exports.codeCachePath() : undefined;
+  return typeof taken === 'string' && /^[\\x20-\\x7e]{1,100}$/.test(taken) ? taken : undefined;
 }
 const argv = process.argv.slice(2);
 if (

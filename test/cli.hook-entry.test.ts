@@ -166,6 +166,40 @@ describe("the hook entry's code cache", () => {
     expect(second.stderr).toContain('code cache used');
   });
 
+  test("a session's first call and then its tool calls: the cache comes to hold each agent's and event's code", () => {
+    // A session starts with SessionStart: a cache written by that call alone left every tool call after it compiling
+    // the rest of its path (src/cli/code-path.ts). A path not in the cache writes it again, once.
+    const s = state();
+    const paths = () => {
+      const bytes = readFileSync(s.files()[0]!);
+      const at = bytes.indexOf(0);
+      return { listed: bytes.toString('latin1', at + 1, bytes.indexOf(0, at + 1)).split('\n'), bytes };
+    };
+    const hook = (agent: string, event: string) =>
+      viaBin(['hook', agent], payload(event, 's-paths'), ['-r', preload], s.env);
+    expect(hook('claude', 'SessionStart').code).toBe(0);
+    expect(s.files()).toHaveLength(1);
+    expect(paths().listed).toEqual(['hook claude SessionStart']);
+    const tool = hook('claude', 'PostToolUse');
+    expect(tool.code).toBe(0);
+    expect(tool.stderr).toContain('code cache used');
+    const both = paths();
+    expect(both.listed).toEqual(['hook claude SessionStart', 'hook claude PostToolUse']);
+    expect(hook('claude', 'PostToolUse').stderr).toContain('code cache used');
+    expect(paths().bytes.equals(both.bytes)).toBe(true);
+    // Another agent's event, and an event no agent records (one name for all of them).
+    expect(hook('codex', 'PostToolUse').code).toBe(0);
+    expect(hook('claude', 'NoSuchEvent').code).toBe(0);
+    expect(hook('claude', 'AnotherUnknown').code).toBe(0);
+    expect(s.files()).toHaveLength(1);
+    expect(paths().listed).toEqual([
+      'hook claude SessionStart',
+      'hook claude PostToolUse',
+      'hook codex PostToolUse',
+      'hook claude other',
+    ]);
+  });
+
   test('the whole CLI keeps its compiled code too, in a file of its own; the next command compiles from it', () => {
     const s = state();
     const first = viaBin(['show', '--help'], '', ['-r', preload], s.env);

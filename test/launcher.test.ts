@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { brotliDecompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { actionSource } from '../scripts/build-action.mjs';
@@ -211,6 +212,90 @@ describe('the launcher', () => {
       ),
     ).toBe(true);
     expect(call()).toBe(main);
+  });
+
+  test('a program that names its paths: its cache grows with each path first taken, holding the code of every one', () => {
+    // Two paths, each through a function of its own (a few KB of bytecode, compiled only when its path runs).
+    const body = (tag: string) =>
+      Array.from({ length: 200 }, (_, i) => `o.${tag}${i} = [${i}, '${tag}', o.${tag}${i > 0 ? i - 1 : 0}];`).join('');
+    const hook =
+      `let taken;\nfunction fa() { const o = {}; ${body('a')} return o; }\nfunction fb() { const o = {}; ${body('b')} return o; }\n` +
+      `exports.codeCachePath = () => taken;\n` +
+      `exports.runHook = (argv) => { if (argv[1] !== 'take') return false; taken = argv[2]; ` +
+      `(argv[2].startsWith('a') ? fa : fb)(); process.stdout.write(String(argv[2])); return true; };`;
+    const bin = path.join(tmp, `bin-${n++}.js`);
+    writeFileSync(
+      bin,
+      launcherSource(
+        { main: 'process.stdout.write("main");', verify: 'exports.runVerify = () => false;', hook },
+        { packed: ['hook'] },
+      ),
+      'latin1',
+    );
+    const fresh = () => {
+      const state = path.join(tmp, `state-${n++}`);
+      mkdirSync(state, { mode: 0o700 });
+      return state;
+    };
+    const take = (state: string, p: string) => {
+      const r = spawnSync(process.execPath, [bin, 'hook', 'take', p], {
+        env: { ...process.env, STEPCHAIN_CODE_CACHE: 'on', XDG_STATE_HOME: state },
+        encoding: 'utf8',
+      });
+      expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: p, stderr: '' });
+      const dir = path.join(state, 'stepchain', 'code-cache');
+      const files = readdirSync(dir);
+      expect(files).toEqual([expect.stringMatching(/^hook\+text-[0-9a-f]{32}-/)]);
+      return path.join(dir, files[0]!);
+    };
+    /** The cache file's paths (between the text and the code, each after a NUL) and its bytes. */
+    const read = (file: string) => {
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf(0);
+      const end = bytes.indexOf(0, at + 1);
+      return { paths: bytes.toString('latin1', at + 1, end).split('\n'), bytes };
+    };
+    const state = fresh();
+    const file = take(state, 'a1');
+    const a = read(file);
+    expect(a.paths).toEqual(['a1']);
+    // A path it holds: not written again.
+    take(state, 'a1');
+    expect(read(file).bytes.equals(a.bytes)).toBe(true);
+    // A path it does not hold: written again, with the code it read and this path's.
+    take(state, 'b1');
+    const ab = read(file);
+    expect(ab.paths).toEqual(['a1', 'b1']);
+    const b = read(take(fresh(), 'b1'));
+    expect(ab.bytes.length).toBeGreaterThan(a.bytes.length + 1000);
+    expect(ab.bytes.length).toBeGreaterThan(b.bytes.length + 1000);
+    // Another path through the same code is a path of its own; a name that is not a few printable words is none.
+    take(state, 'a2');
+    const grown = read(file);
+    expect(grown.paths).toEqual(['a1', 'b1', 'a2']);
+    for (const p of ['b1', 'a1', 'b\u00e9', ' '.repeat(101)]) {
+      take(state, p);
+      expect(read(file).bytes.equals(grown.bytes)).toBe(true);
+    }
+    // Full (64 paths): used, never written again.
+    const data = grown.bytes.subarray(0, grown.bytes.length - 32);
+    const at = data.indexOf(0);
+    const end = data.indexOf(0, at + 1);
+    const full = Buffer.concat([
+      data.subarray(0, at + 1),
+      Buffer.from(Array.from({ length: 64 }, (_, i) => `p${i}`).join('\n'), 'latin1'),
+      data.subarray(end),
+    ]);
+    writeFileSync(file, Buffer.concat([full, createHash('sha256').update(full).digest()]), { mode: 0o600 });
+    const before = readFileSync(file);
+    take(state, 'b9');
+    expect(readFileSync(file).equals(before)).toBe(true);
+    // A cache of the layout before paths (the text, then the code): taken for none, written again as it is now.
+    const code = data.subarray(end + 1);
+    const old = Buffer.concat([data.subarray(0, at), code]);
+    writeFileSync(file, Buffer.concat([old, createHash('sha256').update(old).digest()]), { mode: 0o600 });
+    take(state, 'a1');
+    expect(read(file).paths).toEqual(['a1']);
   });
 
   test("a cache write keeps the program's newest 3 caches (other builds' beyond them removed, under either name), and nothing else", () => {

@@ -1,6 +1,8 @@
 import { hookCommands } from './commands/hooks';
 import { runWholeCommandLine } from './small-entry';
 
+export { codeCachePath } from './code-path';
+
 /**
  * The hook entry: the program `dist/cli.js` runs for `stepchain hook <agent>`,
  * which an agent starts (and waits for) on every tool call. It holds the hook

@@ -9,6 +9,9 @@ import { CHUNK_WORKER_SOURCE } from '../journal/worker/source.generated';
 import { JOURNAL_FILE, journalDir } from '../journal/layout';
 import { isGzip } from '../receipt/gzip';
 import { openReceiptFile } from '../receipt/read-file';
+import { noteCodePath } from './code-path';
+
+export { codeCachePath } from './code-path';
 
 /**
  * The verify entry: the program `dist/cli.js` runs for `stepchain verify` and `stepchain receipt verify`, checks
@@ -18,8 +21,12 @@ import { openReceiptFile } from '../receipt/read-file';
  * (./small-entry.ts).
  */
 export function runVerify(argv: string[]): boolean {
-  if (argv[0] === 'receipt' && argv[1] === 'verify') return runReceiptVerify(argv.slice(2));
+  if (argv[0] === 'receipt' && argv[1] === 'verify') {
+    noteCodePath('receipt verify');
+    return runReceiptVerify(argv.slice(2));
+  }
   if (argv[0] !== verifyCommand.name[0] || verifyCommand.name.length !== 1) return false;
+  noteCodePath('verify');
   // Verification worker threads run their own small script, carried here as text (as the whole CLI does).
   setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
   // Its threads start now, so that their start overlaps this one's instead of following it.

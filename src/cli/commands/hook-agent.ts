@@ -6,6 +6,7 @@ import { expectPositionals } from '../args';
 import type { Command } from '../command';
 import { ROOT_OPTION, writeOptions } from '../common';
 import { TooLongError } from '../../util/read-to-end';
+import { noteCodePath } from '../code-path';
 
 /**
  * The most bytes of a payload a hook reads from stdin: far above any agent's (a tool call's input and response; the
@@ -74,6 +75,9 @@ export function hookCommandFor(agent: AgentHook): Command {
         ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
         deferSnapshots,
       });
+      // Which of the agent's events this was (another: one name for all), for the code cache (../code-path.ts).
+      const event = r.event !== undefined && agent.events.includes(r.event) ? r.event : 'other';
+      noteCodePath(`${word} ${event}`);
       await deferSnapshots.settled();
       for (const w of r.warnings) io.err(`stepchain: ${word}: warning: ${sanitize(w)}`);
       for (const e of r.errors) io.err(`stepchain: ${word}: ${sanitize(e)}`);
