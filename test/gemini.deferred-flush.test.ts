@@ -113,21 +113,23 @@ test('a flush before the next model call hands its snapshots over and holds the 
   const flushing = new DeferredSnapshots();
   const r1 = handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: flushing });
   expect(r1.recorded).toEqual(['step 0']);
-  // Its snapshot is still being taken: the lock is held, and a hook call meanwhile leaves what is pending alone.
+  // Its snapshot is still being taken: the lock is held, and a hook call meanwhile leaves what is pending (call 2,
+  // kept by then) alone.
   expect(existsSync(lock)).toBe(true);
+  const second = new DeferredSnapshots();
+  expect(handleGeminiHook(payload('AfterTool', call('touch b')), { env, deferSnapshots: second }).errors).toEqual([]);
   const meanwhile = new DeferredSnapshots();
   const r2 = handleGeminiHook(payload('PreCompress', { trigger: 'auto' }), { env, deferSnapshots: meanwhile });
   expect(r2.warnings).toEqual(['another hook call is recording the pending tool calls']);
+  expect(r2.recorded).toEqual([]);
   await meanwhile.settled();
   await flushing.settled();
+  await second.settled();
   expect(existsSync(lock)).toBe(false);
   expect(r1.warnings).toEqual([]);
   expect(changes()).toEqual([{ seq: 0, since: null, paths: ['a.txt'] }]);
 
   // Call 2 changes b.txt: its step is told against step 0's snapshot (b.txt only).
-  const second = new DeferredSnapshots();
-  expect(handleGeminiHook(payload('AfterTool', call('touch b')), { env, deferSnapshots: second }).errors).toEqual([]);
-  await second.settled();
   writeFileSync(path.join(root, 'b.txt'), 'b\n');
   appendFileSync(chat, turn('call_2', 'touch b'));
   const third = new DeferredSnapshots();

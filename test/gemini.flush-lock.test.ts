@@ -24,16 +24,19 @@ let root: string;
 let env: Record<string, string>;
 let lock: string;
 let input: string;
+let chat: string;
 let n = 0;
 beforeAll(() => {
   root = identifiedProject(freshDir(tmp, 'p'));
   const home = freshDir(tmp, 'home');
-  const chat = path.join(home, '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
+  chat = path.join(home, '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
   mkdirSync(path.dirname(chat), { recursive: true });
   writeFileSync(chat, '');
   env = { HOME: home, XDG_STATE_HOME: freshDir(tmp, 'state'), GEMINI_PROJECT_DIR: root };
   lock = path.join(root, '.sdd', 'runtime', 'gemini', SID, 'flush.lock');
-  // Before the next model call: the hook takes the flush lock (nothing is pending: it records nothing).
+  // A tool call kept pending whose call the chat file never names: before the next model call, the hook takes the
+  // flush lock to pair it, and records nothing (a hook call with nothing pending takes no lock: the last test).
+  addPending(root, SID, Buffer.from(afterTool(SID)));
   input = JSON.stringify({
     session_id: SID,
     transcript_path: chat,
@@ -45,6 +48,20 @@ beforeAll(() => {
 });
 
 const hook = (): CliResult => cli(['hook', 'gemini', '--no-snapshot'], { cwd: root, input, env });
+
+/** An AfterTool payload of session `sid` whose call the (empty) chat file does not name. */
+function afterTool(sid: string): string {
+  return JSON.stringify({
+    session_id: sid,
+    transcript_path: chat,
+    cwd: root,
+    hook_event_name: 'AfterTool',
+    timestamp: '2026-12-03T00:00:00.000Z',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'true' },
+    tool_response: { llmContent: '' },
+  });
+}
 
 /** A hook call that took the flush lock and holds it (paused there) until `go()`; `at`: a stage before that. */
 async function holder(at = 'gemini:flush-locked'): Promise<Paused & { go: () => void }> {
@@ -175,4 +192,24 @@ test('a pending payload’s temporary file left by a killed writer is named by t
   expect(readdirSync(pending).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   expect(existsSync(kept)).toBe(true);
   rmSync(pending, { recursive: true });
+});
+
+test('a hook call with nothing pending takes no flush lock: one held is neither waited for nor said', () => {
+  const sid = 'aaaaaaaa-bbbb-4ccc-8ddd-000000000002';
+  const dir = path.join(root, '.sdd', 'runtime', 'gemini', sid);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Held by a live process (this one): a call that tried to take it would say so (HELD).
+  const theirs = path.join(dir, 'flush.lock');
+  const holder = `${process.pid} ${hostname()} n0 boot=${bootId()} lease=20000`;
+  writeFileSync(theirs, holder);
+  const preCompress = JSON.stringify({ ...JSON.parse(input), session_id: sid });
+  const run = (payload: string): CliResult =>
+    cli(['hook', 'gemini', '--no-snapshot'], { cwd: root, input: payload, env });
+  // Before a model call, nothing pending; then a tool call, kept pending without a look at the lock.
+  for (const r of [run(preCompress), run(afterTool(sid))]) expect(r).toMatchObject({ code: 0, stderr: '' });
+  expect(readdirSync(path.join(dir, 'pending')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+  // Now something is pending: the next call tries the lock, and leaves the call to its holder.
+  held(run(preCompress));
+  expect(readFileSync(theirs, 'utf8')).toBe(holder);
+  rmSync(dir, { recursive: true });
 });

@@ -11,6 +11,7 @@ import type { HookOptions, HookOutcome } from '../types';
 import { shellExitCode } from './exit-code';
 import {
   addPending,
+  anyPending,
   dropPending,
   listPending,
   readPrompt,
@@ -88,6 +89,8 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
     }
   };
   const flushLocked = (final: boolean, handOver: boolean, early: boolean): void => {
+    // Nothing pending: nothing to record, and no lock to take (a call that finds one later takes it then).
+    if (!anyPending(root, p.sessionId)) return;
     const release = takeFlushLock(root, p.sessionId);
     if (release === undefined) {
       out.warnings.push('another hook call is recording the pending tool calls');

@@ -103,6 +103,23 @@ export function listPending(root: string, sessionId: string): Pending[] {
   return out;
 }
 
+/**
+ * Whether a payload may be pending: a look at the names only (a listing that fails: none). Most hook calls have
+ * nothing to pair (an AfterTool's look before it keeps its own call, a PreCompress after a model turn without tools):
+ * they then take no flush lock (its file made, linked and removed, its holder's identity read from /proc, its
+ * directories checked: ~3 ms of an AfterTool call's CPU, measured). The names are never acted on: a flush takes the
+ * lock, checks the directories and lists the payloads again (`listPending`).
+ */
+export function anyPending(root: string, sessionId: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(path.join(sessionDir(root, sessionId), 'pending'));
+  } catch {
+    return false;
+  }
+  return names.some((n) => n.endsWith('.json') && !n.startsWith('.'));
+}
+
 export function dropPending(p: Pending): void {
   rmSync(p.file, { force: true });
 }
