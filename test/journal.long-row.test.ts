@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { compareCodePoints, encode, encodeString, float, pythonFloatRepr, type JsonValue } from '../src/canonical';
 import { fastRow, type RowSpans } from '../src/journal/fast-line';
 import { LongRowCheck, type LongRow } from '../src/journal/long-row';
@@ -175,7 +176,7 @@ function pushed(check: LongRowCheck, line: Uint8Array, sizes: readonly number[],
     else check.push(line.slice(i, i + n));
     i += n;
   }
-  expect(check.length).toBe(line.length);
+  if (check.length !== line.length) expect(check.length).toBe(line.length);
   return check.finish();
 }
 
@@ -194,8 +195,10 @@ function same(
   const got: string[] = [];
   const check = new LongRowCheck(expectedPrev, (h) => got.push(h), mark);
   const row = pushed(check, line, sizes, padded);
+  // jest's matchers only on a difference: this runs ~14,000 times, and every expect() builds all of jest's matchers
+  // (with an Error for its stack): they were a quarter of the file's CPU. isDeepStrictEqual is the stricter.
   if (want === undefined) {
-    expect(row).toBeUndefined();
+    if (row !== undefined) expect(row).toBeUndefined();
     return false;
   }
   const markText = encodeString(mark);
@@ -205,8 +208,8 @@ function same(
       ? `"${want[k]}"` === markText
       : k in spans && k !== 'ts' && spanOf(k as keyof RowSpans) === markText,
   );
-  expect(row).toEqual({ ...want, marked });
-  expect(got).toEqual(refs);
+  if (!isDeepStrictEqual(row, { ...want, marked })) expect(row).toEqual({ ...want, marked });
+  if (!isDeepStrictEqual(got, refs)) expect(got).toEqual(refs);
   return true;
 }
 
@@ -228,7 +231,10 @@ test('a row fed in pieces is judged as fastRow judges the line', () => {
       total++;
       if (same(latin1Bytes(s), expectedPrev, sizes, padded, m === 'x' && prevCase === 3 ? r.input : m)) accepted++;
     }),
-    { numRuns: 2500, seed: 4242 },
+    // 600 runs: of 15 faults put into long-row.ts and long-value.ts (a duplicated key taken, a mark missed, seq's
+    // leading zero, a piece's end inside an escape or a token, ...), the ones this property finds it finds by its 108th
+    // run with this seed; the 2,500 it had found no more of them (the tests below cover the rest).
+    { numRuns: 600, seed: 4242 },
   );
   // The property is only worth as much as its accepted lines: most unmutated rows with a right hash are taken.
   expect(accepted).toBeGreaterThan(total / 5);
@@ -265,6 +271,30 @@ test('every byte, escape and \\u form in a string, value or key, is judged as fa
   // Taken (as value and as key, 3 splits each): the 93 printable bytes but `"` and `\`, the 7 short escapes, a lone
   // `\` (twice: it escapes the `b` after it), the 156 \u forms of 0..255 with no literal or short form, 4 others.
   expect(taken).toBe(3 * 2 * (93 + 7 + 2 + 156 + 4));
+});
+
+test('a bracket, brace, comma, colon or quote put in, put over or dropped at each structural place is judged as fastRow judges it', () => {
+  // Edits a random line seldom lands on (`[,"…"]` or `["…",]` in blob_refs, `[}`): each made at every such place.
+  const line = rowText({ call: '{"a":[],"b":{"c":[1,{}]},"d":[{},[]]}', prompt: '["x",{"y":""}]' });
+  const near = (i: number): boolean => '[]{},:"'.includes(line[i] ?? '') || '[]{},:"'.includes(line[i - 1] ?? '');
+  // Whole and in 7s (a byte at a time, as sameAnySplit also does, costs twice the two together and finds no more here).
+  const both = (x: string): number =>
+    Number(same(latin1Bytes(x), undefined, [1 << 20], false, 'x')) +
+    Number(same(latin1Bytes(x), undefined, [7], true, 'x'));
+  let taken = 0;
+  let tried = 0;
+  for (let i = 0; i <= line.length; i++) {
+    if (!near(i)) continue;
+    taken += both(line.slice(0, i) + line.slice(i + 1));
+    for (const c of '[]{},:"') {
+      taken += both(line.slice(0, i) + c + line.slice(i));
+      taken += both(line.slice(0, i) + c + line.slice(i + 1));
+      tried += 2;
+    }
+  }
+  expect(tried).toBeGreaterThan(1000);
+  // Rows taken are compared too, not only rows refused: a character put in its own place leaves the line whole.
+  expect(taken).toBeGreaterThan(100);
 });
 
 test('every number token and word, in a value, an array, an object, seq and ts, is judged as fastRow judges it', () => {
