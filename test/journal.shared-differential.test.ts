@@ -124,7 +124,8 @@ test(`receipts read into shared and ordinary memory read the same (seed ${seed})
   const dir = path.join(tmp, 'out');
   mkdirSync(dir, { recursive: true });
   const good = path.join(dir, 'a.tar');
-  expect(cli(['export', 'a', '-o', good], { cwd: root }).code).toBe(0);
+  // Set-up, in this process (the bin's start is tested above; the exporter is not what this file is about).
+  expect((await cliInProcess(['export', 'a', '-o', good], { cwd: root })).code).toBe(0);
   const tar = readFileSync(good);
   // The journal member's header and data (the rest of the archive around it, as exported).
   const members = tarMembers(tar);
@@ -170,15 +171,17 @@ test('a receipt that grows or shrinks between its size and its read reads as wha
     ['small', small],
     ['large', large],
   ] as const)
-    expect(cli(['export', id, '-o', f], { cwd: root }).code).toBe(0);
+    // Set-up, in this process, as above.
+    expect((await cliInProcess(['export', id, '-o', f], { cwd: root })).code).toBe(0);
   const moving = path.join(tmp, 'moving.tar');
   let n = 0;
   for (const [from, to] of [
     [small, large],
     [large, small],
   ] as const) {
-    // What the file holds when it is read is what every command reports (read to its end, however it was measured).
-    const direct = cli(['show', '--json', to, '9'], { env: ordinary });
+    // What the file holds when it is read is what every command reports (read to its end, however it was measured):
+    // the bin's report of the file at rest, as this process makes it (the same code; a Node start saved).
+    const direct = await cliInProcess(['show', '--json', to, '9'], { env: ordinary });
     expect(direct.code).toBe(0);
     for (const env of [shared, ordinary]) {
       writeFileSync(moving, readFileSync(from));
