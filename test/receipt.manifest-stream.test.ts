@@ -87,6 +87,13 @@ function broken(m: Manifest, how: Break, at: number): Buffer {
   return Buffer.from(text);
 }
 
+/**
+ * Runs: of 10 faults put into manifest-stream.ts (the key looked for from the wrong place, a fallback from the wrong
+ * byte, a comma or an item's bytes lost in the bytes made again, `]` taken with an item begun, an item's closing quote
+ * not checked, ...), the 8 these properties find are found with these seeds by run 30 of the canonical one, 117 of the
+ * broken one, 691 of the edited one (a fault the canonical one finds by run 30); each that only one of them finds, by
+ * its run 9 (broken) or 108 (edited). They had 400, 600 and 2,000 runs.
+ */
 describe('a manifest streamed in pieces reads as it does whole', () => {
   it('canonical ones are read as they stream, their bytes made again, in any pieces', () => {
     fc.assert(
@@ -95,7 +102,7 @@ describe('a manifest streamed in pieces reads as it does whole', () => {
         const got = streamed(bytes, c, bytewise && bytes.length < 3000);
         expect(got).toEqual({ how: 'read', outcome: outcome(() => readManifest(bytes)) });
       }),
-      { numRuns: 400, seed: 2601 },
+      { numRuns: 200, seed: 2601 },
     );
   });
 
@@ -108,7 +115,7 @@ describe('a manifest streamed in pieces reads as it does whole', () => {
         // A head or tail past its cap is read whole, and reads (or fails) as it always did.
         if (how === 'head') expect(got.how).toBe('bytes');
       }),
-      { numRuns: 600, seed: 2602 },
+      { numRuns: 300, seed: 2602 },
     );
   });
 
@@ -119,7 +126,7 @@ describe('a manifest streamed in pieces reads as it does whole', () => {
         for (const e of edits) bytes = applyEdit(bytes, e);
         expect(streamed(bytes, c).outcome).toEqual(outcome(() => readManifest(bytes)));
       }),
-      { numRuns: 2000, seed: 2603 },
+      { numRuns: 600, seed: 2603 },
     );
   });
 });
