@@ -29,29 +29,32 @@ const prompt = (seq: number, pad: number): string => `step ${seq} ${'p'.repeat(p
 /**
  * A journal of `n` steps whose prompts are `pad` long: lengths on every side of 3 and of a base64 piece. Its rows are
  * writeSyntheticJournal's (the first test compares them), spelled here: each row's values are plain ASCII, so its
- * canonical JSON is a template, and the 60 MB journal is written in 0.5 s of CPU, not 1.9 (the encoder's walk).
+ * canonical JSON is a template, and the 60 MB journal is written in 0.5 s of CPU, not 1.9 (the encoder's walk); its
+ * rows are written as bytes into one buffer, the prompt's run of `p` copied, not made a string a row: 0.25 s.
  */
 function journal(n: number, pad: number): string {
   const file = path.join(root, `j${made++}`, '000000.jsonl');
   const call = canonical(TOOL_CALL);
-  const rows: string[] = [];
+  const run = Buffer.alloc(pad + 2, 'p');
+  const out = Buffer.allocUnsafe(n * (pad + 600));
+  let at = 0;
+  const put = (s: string): void => void (at += out.write(s, at, 'latin1'));
   let prev = ZERO_HASH;
   for (let seq = 0; seq < n; seq++) {
-    const said = `"prompt":"${prompt(seq, pad)}"`;
+    const said = run.subarray(0, pad + (seq % 3));
     const hash = createHash('sha256')
-      .update(
-        `{"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}",${said},"tool_call":${call},"tool_result":null}`,
-      )
+      .update(`{"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"step ${seq} `)
+      .update(said)
+      .update(`","tool_call":${call},"tool_result":null}`)
       .digest('hex');
+    put(`{"blob_refs":[],"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}","prompt":"step ${seq} `);
+    at += said.copy(out, at);
     const ts = pythonFloatRepr(1.8e9 + seq + 0.5);
-    rows.push(
-      `{"blob_refs":[],"input_hash":"${ZERO_HASH}","model":"m","prev_hash":"${prev}",${said},"seq":${seq},` +
-        `"step_hash":"${hash}","tool_call":${call},"tool_result":null,"ts":${ts}}`,
-    );
+    put(`","seq":${seq},"step_hash":"${hash}","tool_call":${call},"tool_result":null,"ts":${ts}}\n`);
     prev = hash;
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${rows.join('\n')}\n`);
+  writeFileSync(file, out.subarray(0, at));
   return file;
 }
 
