@@ -74,15 +74,17 @@ describe('readToEnd', () => {
 });
 
 test('a payload written in small pieces by a slow writer is read whole without reserving memory per piece', () => {
-  // 3,000 pieces of 100 bytes, each its own read: a reader that kept each as a view of a fresh 16 MiB buffer
-  // reserved 30 GB of address space for 300 KB, and under this 16 GB limit failed (Array buffer allocation failed).
+  // 800 pieces of 100 bytes, each its own read: a reader that kept each as a view of a fresh 16 MiB buffer reserved
+  // ~16 MiB of address space a read (3,000 pieces: 30 GB for 300 KB), and under this 4 GB limit failed (Array buffer
+  // allocation failed) with 300 pieces, not 200 (measured); the reader as it is peaks at ~1 GB. (3,000 pieces under
+  // a 16 GB limit showed the same, at four times the writer's wake-ups and the reader's reads.)
   const writer = path.join(tmp, 'slow-writer.mjs');
   writeFileSync(
     writer,
-    "let i = 0;\nconst next = () => { if (i++ < 3000) process.stdout.write('x'.repeat(100), () => setTimeout(next, 1)); };\nnext();\n",
+    "let i = 0;\nconst next = () => { if (i++ < 800) process.stdout.write('x'.repeat(100), () => setTimeout(next, 1)); };\nnext();\n",
   );
-  const r = pipeline(`ulimit -v 16000000; "$NODE" ${JSON.stringify(writer)} | "$NODE" "$CLI" hook claude`);
+  const r = pipeline(`ulimit -v 4000000; "$NODE" ${JSON.stringify(writer)} | "$NODE" "$CLI" hook claude`);
   expect(r.code).toBe(1);
-  // Read to its end (300,000 bytes of x), then refused for what it is.
+  // Read to its end (80,000 bytes of x), then refused for what it is.
   expect(r.err).toBe('stepchain: hook claude: <stdin>: hook payload is not JSON: expecting value at column 1\n');
 });
