@@ -8,7 +8,8 @@ import { recordAgent, Replayer, type Divergence, type RecordedExchange } from '.
 import { sha256Hex } from '../src/util/hash';
 import { expectNoStack } from './helpers/cli';
 import { initRepo } from './helpers/git';
-import { casBlob, everythingStored, recordArgs, runStepchain } from './helpers/record';
+import { withAgentTmp } from './helpers/agents';
+import { casBlob, everythingStored, recordArgs, runStepchain, type StepchainRun } from './helpers/record';
 import { tempDir } from './helpers/tmp';
 
 // The recording proxy attacked from outside as a trust boundary: the agent's request targets, the names its
@@ -18,21 +19,50 @@ jest.setTimeout(120_000);
 const dir = tempDir('stepchain-record-attack-');
 
 /**
+ * What `stepchain record --agent <agent> --journal <id> --upstream <upstream> -- node <client>` does in `project`,
+ * through the library in this process (recordAgent, what the command runs): its exit code as the command's (a
+ * recording failure of an agent that exited 0 is 1) and its warnings as the lines it writes on stderr. What these
+ * attacks reach is the proxy; a Node start of the CLI for each was ~0.1 s of CPU (the command as a process: below,
+ * for an upstream refused before anything runs and for fork --replay; record's process contract: record.* files).
+ */
+async function recordLib(
+  agent: string,
+  id: string,
+  upstream: string,
+  client: string,
+  project: string,
+  env: NodeJS.ProcessEnv,
+): Promise<StepchainRun> {
+  const warnings: string[] = [];
+  const r = await recordAgent({
+    agent,
+    journalId: id,
+    root: project,
+    upstream,
+    command: [process.execPath, client],
+    cwd: project,
+    env: withAgentTmp({ PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', ...env }),
+    stdio: 'inherit', // as the command gives it (these clients write only to OUT; a crash exits non-zero)
+    onWarning: (w) => warnings.push(`stepchain: warning: ${w}\n`),
+  });
+  const code = r.recordingFailure !== undefined && r.exitCode === 0 ? 1 : r.exitCode;
+  return { code, stdout: '', stderr: warnings.join('') };
+}
+
+/**
  * `stepchain record` of the agent script `client` (Claude Code's protocol, journal `id`) in `project` against
  * `server`, listening on 127.0.0.1 for the run and closed after it; `OUT` names the file the client writes.
  */
 async function recordThrough(server: http.Server, id: string, client: string, project: string, out: string) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
-    return await runStepchain(
-      [
-        ...recordArgs('claude', id, `http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-        '--',
-        process.execPath,
-        client,
-      ],
+    return await recordLib(
+      'claude',
+      id,
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      client,
       project,
-      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
+      { OUT: out },
     );
   } finally {
     server.close();
@@ -95,17 +125,10 @@ test('record: no request target reaches another host than the upstream (//host, 
   const refused = [`http://${e}/v1/messages`, `*`];
   let run;
   try {
-    run = await runStepchain(
-      [...recordArgs('claude', 's1', `http://127.0.0.1:${upstream.port}`), '--', process.execPath, client],
-      project,
-      {
-        PATH: process.env.PATH,
-        HOME: dir,
-        STEPCHAIN_AUDIT: 'off',
-        OUT: out,
-        TARGETS: JSON.stringify([...originForm, ...refused]),
-      },
-    );
+    run = await recordLib('claude', 's1', `http://127.0.0.1:${upstream.port}`, client, project, {
+      OUT: out,
+      TARGETS: JSON.stringify([...originForm, ...refused]),
+    });
   } finally {
     upstream.server.close();
     other.server.close();
@@ -149,11 +172,7 @@ test('record: a credential under a name that runs its words together (accessToke
   const upstream = await noting('127.0.0.1');
   let run;
   try {
-    run = await runStepchain(
-      [...recordArgs('codex', 'n1', `http://127.0.0.1:${upstream.port}/v1`), '--', process.execPath, client],
-      project,
-      { PATH: process.env.PATH, HOME: dir, STEPCHAIN_AUDIT: 'off', OUT: out },
-    );
+    run = await recordLib('codex', 'n1', `http://127.0.0.1:${upstream.port}/v1`, client, project, { OUT: out });
   } finally {
     upstream.server.close();
   }
