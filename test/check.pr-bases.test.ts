@@ -7,14 +7,16 @@
  * - a journal path with an escape sequence reached the log raw through an annotation's `file=` property;
  * - journal ids that are names of Object.prototype (`__proto__`, `constructor`, `toString`) lost or invented pins
  *   and heads.
- * Real repositories, the CLI as a process, the Action's run() in process and (for what only its stdout shows) as
- * the bundle.
+ * Real repositories; the CLI as a process where its exit and streams are the point (a forgery refused: exit 1, no
+ * stack), runCli in this process where what the check finds is (a CLI start was ~70 ms of CPU each); the Action's
+ * run() in process and (for what only its stdout shows) as the bundle.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { actionTestBed, appendSteps, eventFixture, journalPath, prScenario, runAction } from './helpers/action';
 import { runInProcess } from './helpers/action-in-process';
 import { cli, expectNoStack } from './helpers/cli';
+import { cliInProcess } from './helpers/cli-in-process';
 import { commitAll, emptyRepo, git } from './helpers/git';
 
 const { tmp, scratch } = actionTestBed('stepchain-check-pr-bases-');
@@ -69,7 +71,7 @@ describe('a criss-cross history: compared with every merge base', () => {
     // The honest PR: one more row.
     appendSteps(dir, 'alice', 1, 'pr');
     commitAll(dir, 'PR: append');
-    const ok = cli(['check', '--base', 'main'], { cwd: dir });
+    const ok = await cliInProcess(['check', '--base', 'main'], { cwd: dir });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toContain('and with its other merge bases');
     // Provenance takes what the PR changes against the virtual base of its two merge bases: neither s.txt (the base
@@ -118,7 +120,7 @@ function commitOn(dir: string, day: number, message: string, args: string[] = []
   return head(dir);
 }
 
-test("a journal renamed to a file holding one merge base's rows loses the other's: deleted, whichever base is first", () => {
+test("a journal renamed to a file holding one merge base's rows loses the other's: deleted, whichever base is first", async () => {
   const dir = emptyRepo(path.join(tmp, `rename-${++n}`));
   appendSteps(dir, 'x', 1);
   commitOn(dir, 1, 'M');
@@ -138,13 +140,13 @@ test("a journal renamed to a file holding one merge base's rows loses the other'
   git(dir, ['rm', '-q', '-r', path.dirname(journalPath('x'))]);
   commitOn(dir, 6, "x -> y, A's row only");
   expect(git(dir, ['merge-base', '--all', 'main', 'HEAD']).split('\n')[0]).toBe(a);
-  const r = cli(['check', '--base', 'main'], { cwd: dir });
+  const r = await cliInProcess(['check', '--base', 'main'], { cwd: dir });
   expectNoStack(r);
   expect(r.code).toBe(1);
   expect(r.stdout).toMatch(/FAIL +journal \.sdd\/runtime\/journal\/x\/000000\.jsonl/);
 });
 
-test('provenance: a file deleted by hand, seen against one merge base as the source of a rename, is listed', () => {
+test('provenance: a file deleted by hand, seen against one merge base as the source of a rename, is listed', async () => {
   const dir = emptyRepo(path.join(tmp, `renamed-away-${++n}`));
   const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join('');
   writeFileSync(path.join(dir, 'x.txt'), lines);
@@ -162,7 +164,7 @@ test('provenance: a file deleted by hand, seen against one merge base as the sou
   git(dir, ['merge', '-q', '--no-ff', 'a', '-m', 'H']);
   git(dir, ['rm', '-q', 'x.txt']);
   commitAll(dir, 'delete x.txt by hand');
-  const r = cli(['check', '--base', 'main', '--provenance', 'error'], { cwd: dir });
+  const r = await cliInProcess(['check', '--base', 'main', '--provenance', 'error'], { cwd: dir });
   expectNoStack(r);
   expect(r.code).toBe(1);
   expect(r.stdout + r.stderr).toContain('x.txt');
@@ -170,11 +172,11 @@ test('provenance: a file deleted by hand, seen against one merge base as the sou
 });
 
 describe('provenance over a criss-cross history', () => {
-  test("a revert of what one merge base's side brought is the PR's change; the other side's files are not", () => {
+  test("a revert of what one merge base's side brought is the PR's change; the other side's files are not", async () => {
     const { dir } = crissCross();
     writeFileSync(path.join(dir, 'app.txt'), 'v1\n');
     commitAll(dir, 'PR: revert app.txt');
-    const r = cli(['check', '--base', 'main'], { cwd: dir });
+    const r = await cliInProcess(['check', '--base', 'main'], { cwd: dir });
     expectNoStack(r);
     expect(r.stderr).toContain('warning: app.txt: this content was produced by no verified recorded step');
     expect(r.stderr).not.toContain('s.txt');
