@@ -83,6 +83,8 @@ interface AgentBench {
   history(i: number): string;
   /** The hook calls of tool call `i`: every one is a process; the last appends the step. */
   calls(s: Session, i: number): HookCall[];
+  /** The event a session's first hook call carries (its start): what the hook's code cache is first written by. */
+  start: string;
 }
 
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
@@ -93,6 +95,7 @@ const appendLine = (file: string | undefined, v: unknown) => {
 const BENCHES: Record<string, AgentBench> = {
   claude: {
     name: 'claude',
+    start: 'SessionStart',
     journal: `claude-${SID}`,
     env: (s) => ({ CLAUDE_CONFIG_DIR: path.join(s.home, '.claude'), CLAUDE_PROJECT_DIR: s.root }),
     log: (home, root) => path.join(home, '.claude', 'projects', root.replace(/[^A-Za-z0-9]/g, '-'), `${SID}.jsonl`),
@@ -126,6 +129,7 @@ const BENCHES: Record<string, AgentBench> = {
   },
   codex: {
     name: 'codex',
+    start: 'SessionStart',
     journal: `codex-${SID}`,
     env: (s) => ({ CODEX_HOME: path.join(s.home, '.codex') }),
     log: (home) =>
@@ -168,6 +172,7 @@ const BENCHES: Record<string, AgentBench> = {
   },
   gemini: {
     name: 'gemini',
+    start: 'SessionStart',
     journal: `gemini-${SID}`,
     env: (s) => ({ GEMINI_CLI_HOME: s.home, GEMINI_PROJECT_DIR: s.root }),
     log: (home) =>
@@ -211,6 +216,7 @@ const BENCHES: Record<string, AgentBench> = {
   },
   copilot: {
     name: 'copilot',
+    start: 'SessionStart',
     journal: `copilot-${SID}`,
     env: (s) => ({ COPILOT_HOME: path.join(s.home, '.copilot'), COPILOT_PROJECT_DIR: s.root }),
     log: (home) => path.join(home, '.copilot', 'session-state', SID, 'events.jsonl'),
@@ -245,6 +251,7 @@ const BENCHES: Record<string, AgentBench> = {
   },
   opencode: {
     name: 'opencode',
+    start: 'session.created',
     journal: `opencode-${SID}`,
     env: () => ({}),
     log: () => undefined,
@@ -410,6 +417,21 @@ for (const name of names) {
     const step = `${JSON.stringify({ model: 'bench-model', prompt: 'p', tool_call: { id: 'x' }, tool_result: { ok: true } })}\n`;
     const peerAppend = (): number => spawnTimed(PYTHON, [peer, 'write', journalFile(s.root, agent.journal)], step, {});
     const bareNode = (): number => spawnTimed(process.execPath, ['-e', '0'], '', {});
+    // A session's first hook call is its start, not a tool call: the code cache holds what the calls so far ran.
+    const root = { cwd: s.root, directory: s.root, source: 'startup', transcript_path: s.log };
+    spawnTimed(
+      process.execPath,
+      [cli, 'hook', name],
+      json({ hook_event_name: agent.start, session_id: SID, ...root }),
+      env,
+    );
+    if (baseline !== undefined)
+      spawnTimed(
+        process.execPath,
+        [baseline, 'hook', name],
+        json({ hook_event_name: agent.start, session_id: SID, ...root }),
+        env,
+      );
     toolCall(env, []); // warm the page cache and git's stat cache
     if (lastStderr !== '') console.log(`(${name}: the hook said: ${lastStderr.trim()})`);
     const t = { node: [] as number[], full: [] as number[][], bare: [] as number[][], py: [] as number[] };
