@@ -544,6 +544,44 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(accepted).toBeGreaterThan(4 * (0x180 + 27));
   });
 
+  // scanString finds a 64-byte window's usual `\u` escapes at once (strings.ts, fastEscapes: a mask of the escapes'
+  // backslashes, from the 80 bytes at the window) and skips to the next special byte that does not start one: a
+  // run with one byte replaced, or one escape another code unit, or a literal backslash or quote beside it, at every
+  // offset of the window (an escape across its end reads the next 16 bytes) and with the string ending inside it.
+  it('a run of \\u escapes with one byte or code unit changed, at every offset of a 64-byte window', () => {
+    const run = '\\u00e9\\ud83d\\ude00\\u4e2d\\u0416';
+    const bytes = [...'0789afgAFu\\"/ '].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0x80]);
+    const units = [0, 8, 0xa, 0x1f, 0x20, 0x41, 0x7e, 0x7f, 0x80, 0xff, 0x100, 0x7ff, 0xd800, 0xffff];
+    const [head, tail] = withToolCall('["@"]').split('@') as [string, string];
+    const bodies: string[] = [];
+    for (let k = 0; k < run.length; k++) {
+      for (const b of bytes) bodies.push(run.slice(0, k) + String.fromCharCode(b) + run.slice(k + 1));
+    }
+    for (let j = 0; j < 5; j++) {
+      for (const n of units) bodies.push(`${run.slice(0, 6 * j + 2)}${n.toString(16).padStart(4, '0')}${run.slice(6 * j + 6)}`);
+    }
+    bodies.push(run, `\\\\${run}`, `${run}\\\\u00e9`, `${run}\\"${run}`, `\\u001f${run}\\u0080`, `${run}\\n${run}`);
+    let accepted = 0;
+    let lines: Buffer[] = [];
+    const check = (): void => {
+      const got = agreeLineByLine(Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+      if (got.accepted !== got.jsAccepted) expect(got.accepted).toBe(got.jsAccepted);
+      accepted += got.accepted;
+      lines = [];
+    };
+    for (let pad = 0; pad < 64; pad++) {
+      for (const body of bodies) {
+        // The run at `pad` in the string's first window, the string going on past it, or ending right after it.
+        lines.push(Buffer.from(`${head}${'x'.repeat(pad)}${body}${'y'.repeat(80)}${tail}`, 'latin1'));
+        lines.push(Buffer.from(`${head}${'x'.repeat(pad + 64)}${body}","${'z'.repeat(80)}${tail}`, 'latin1'));
+      }
+      if (lines.length > 2000) check();
+    }
+    check();
+    // Taken: the unchanged runs and the changes that keep them canonical, at each offset.
+    expect(accepted).toBeGreaterThan(64 * 2 * 20);
+  });
+
   it('short keys and strings: the closing quote at every place of the mask, and what follows', () => {
     const lines: string[] = [];
     for (let n = 0; n <= 18; n++) {

@@ -54,6 +54,73 @@ const PAIR: usize = memory.data<u8>([
   return i8x16.bitmask(v128.andnot(v128.or(digit, af), v128.and(zeros, low)));
 }
 
+/** fastEscapes' constants (a load each, as PAIR's): a digit's add and limit (0-9), 0's and 0-7's limits, a-f's. */
+const ESC: usize = memory.data<u8>([
+  0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50, 0x50,
+  0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a, 0x8a,
+  0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81,
+  0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88, 0x88,
+  0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f, 0x1f,
+  0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86,
+  0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c, 0x5c,
+  0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75, 0x75,
+], 16);
+
+/** The bytes of `v` that are lowercase hex digits, one bit each (its add for 0-9 given as `d`). */
+@inline function hexBits(v: v128, d: v128): i64 {
+  return <i64>i8x16.bitmask(
+    v128.or(i8x16.lt_s(d, v128.load(ESC, 16)), i8x16.lt_s(i8x16.add(v, v128.load(ESC, 64)), v128.load(ESC, 80))),
+  );
+}
+
+/** The bytes of `v` equal to the byte at ESC + at (a row of 16 of it), one bit each. */
+@inline function eqBits(v: v128, at: usize): i64 {
+  return <i64>i8x16.bitmask(i8x16.eq(v, v128.load(ESC + at)));
+}
+
+/** The bytes of `d` (a digit's add) below the limit at ESC + at: 0 (32) or 0-7 (48) on a digit's lane. */
+@inline function ltBits(d: v128, at: usize): i64 {
+  return <i64>i8x16.bitmask(i8x16.lt_s(d, v128.load(ESC + at)));
+}
+
+/**
+ * The backslashes of the 64 bytes at w that start a `\u` escape escapeEnd takes without a closer look (escapePair's
+ * rule: 4 lowercase hex digits, not a code unit below 0x80), one bit a byte: found for the whole window at once,
+ * where escapeEnd takes each run of them in turn (a run of 2 to 6 is common in non-ASCII text: a load and a branch
+ * two escapes, and a mispredicted exit a run). An escape's bytes after its backslash are plain characters, so the
+ * string's next special byte after one of these is the next bit of its mask (scanString). Reads the 80 bytes at w
+ * (the block's, or the GUARD zeros after it: w <= E - 64), an escape at 59..63 reaching into the last 16; a zero
+ * byte is no part of an escape. Signed compares after an add (as PAIR): 0-9 land on -128..-119, 0 on -128, 0-7
+ * below -120.
+ */
+function fastEscapes(w: usize): i64 {
+  const v0 = v128.load(w);
+  const v1 = v128.load(w, 16);
+  const v2 = v128.load(w, 32);
+  const v3 = v128.load(w, 48);
+  const v4 = v128.load(w, 64);
+  const add = v128.load(ESC);
+  const d0 = i8x16.add(v0, add);
+  const d1 = i8x16.add(v1, add);
+  const d2 = i8x16.add(v2, add);
+  const d3 = i8x16.add(v3, add);
+  const d4 = i8x16.add(v4, add);
+  const bs = eqBits(v0, 96) | (eqBits(v1, 96) << 16) | (eqBits(v2, 96) << 32) | (eqBits(v3, 96) << 48);
+  const u = eqBits(v0, 112) | (eqBits(v1, 112) << 16) | (eqBits(v2, 112) << 32) | (eqBits(v3, 112) << 48);
+  const h = hexBits(v0, d0) | (hexBits(v1, d1) << 16) | (hexBits(v2, d2) << 32) | (hexBits(v3, d3) << 48);
+  const z = ltBits(d0, 32) | (ltBits(d1, 32) << 16) | (ltBits(d2, 32) << 32) | (ltBits(d3, 32) << 48);
+  const l = ltBits(d0, 48) | (ltBits(d1, 48) << 16) | (ltBits(d2, 48) << 32) | (ltBits(d3, 48) << 48);
+  // The next 16 bytes' bits, shifted in: bit k of a mask from k on.
+  const u4 = eqBits(v4, 112);
+  const h4 = hexBits(v4, d4);
+  const z4 = ltBits(d4, 32);
+  const l4 = ltBits(d4, 48);
+  const u1 = (u >>> 1) | (u4 << 63);
+  const hex = ((h >>> 2) | (h4 << 62)) & ((h >>> 3) | (h4 << 61)) & ((h >>> 4) | (h4 << 60)) & ((h >>> 5) | (h4 << 59));
+  const below = ((z >>> 2) | (z4 << 62)) & ((z >>> 3) | (z4 << 61)) & ((l >>> 4) | (l4 << 60));
+  return bs & u1 & hex & ~below;
+}
+
 /**
  * The escape at p (which holds a backslash) in a canonical string: a short escape, or `\u` + 4 lowercase
  * hex digits for a code unit that has neither a literal nor a short form (a run of them taken at once:
@@ -133,12 +200,24 @@ export function scanString(i: i32): i32 {
       let mask = <i64>m0 | (<i64>m1 << 16) | (<i64>m2 << 32) | (<i64>m3 << 48);
       const w = i;
       i += 64;
+      // The window's usual escapes (fastEscapes), found at its first backslash.
+      let fast: i64 = 0;
+      let looked = false;
       while (mask != 0) {
         const p = w + <i32>ctz<i64>(mask);
         const c = <i32>load<u8>(<usize>p);
         if (c == 0x22) return p + 1;
         if (c != 0x5c) return FAIL;
         sawEscape = true;
+        if (!looked) {
+          looked = true;
+          fast = fastEscapes(<usize>w);
+        }
+        if (((fast >> <i64>(p - w)) & 1) != 0) {
+          // This escape is taken, and so is every later one of them: on to the next special byte that is not one.
+          mask &= ~fast;
+          continue;
+        }
         const q = escapeEnd(p);
         if (q < 0) return FAIL;
         if (q - w >= 64) {
