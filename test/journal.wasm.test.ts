@@ -582,6 +582,40 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
     expect(accepted).toBeGreaterThan(64 * 2 * 20);
   });
 
+  // A row's keys and the literals null, true, false are matched 8 bytes at a time (block.ts, lit: the first 8 and the
+  // last 8 of each): a byte changed at every place of each is refused, as fastRow refuses it.
+  it("a row's keys and literals with one byte changed at any place", () => {
+    const row = withToolCall('[null,true,false,"x"]');
+    const literals = [
+      '{"blob_refs":[',
+      ',"input_hash":"',
+      ',"model":',
+      ',"prev_hash":"',
+      ',"prompt":',
+      ',"seq":',
+      ',"step_hash":"',
+      ',"tool_call":',
+      ',"tool_result":',
+      ',"ts":',
+      'null',
+      'true',
+      'false',
+    ];
+    const lines: string[] = [];
+    for (const l of literals) {
+      const at = row.indexOf(l);
+      expect(at).toBeGreaterThanOrEqual(0);
+      for (let k = 0; k < l.length; k++) {
+        for (const d of [1, 0x20]) {
+          const c = String.fromCharCode(row.charCodeAt(at + k) ^ d);
+          lines.push(row.slice(0, at + k) + c + row.slice(at + k + 1));
+        }
+      }
+    }
+    const { accepted, jsAccepted } = agreeLineByLine(Buffer.from(`${row}\n${lines.join('\n')}\n`, 'latin1'));
+    expect([accepted, jsAccepted]).toEqual([1, 1]);
+  });
+
   it('short keys and strings: the closing quote at every place of the mask, and what follows', () => {
     const lines: string[] = [];
     for (let n = 0; n <= 18; n++) {
