@@ -558,7 +558,8 @@ describe(`the WebAssembly scanner agrees with fastRow (seed ${seed})`, () => {
       for (const b of bytes) bodies.push(run.slice(0, k) + String.fromCharCode(b) + run.slice(k + 1));
     }
     for (let j = 0; j < 5; j++) {
-      for (const n of units) bodies.push(`${run.slice(0, 6 * j + 2)}${n.toString(16).padStart(4, '0')}${run.slice(6 * j + 6)}`);
+      for (const n of units)
+        bodies.push(`${run.slice(0, 6 * j + 2)}${n.toString(16).padStart(4, '0')}${run.slice(6 * j + 6)}`);
     }
     bodies.push(run, `\\\\${run}`, `${run}\\\\u00e9`, `${run}\\"${run}`, `\\u001f${run}\\u0080`, `${run}\\n${run}`);
     let accepted = 0;
