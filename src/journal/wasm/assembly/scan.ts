@@ -17,7 +17,8 @@
 //
 // Safety: the block is followed by zero bytes scan() writes (block.ts: `ch`, a
 // byte read, needs no bounds check of its own); SIMD loads and copies are guarded
-// by explicit bounds; the float check reads only the digits of a token scanNumber found in
+// by explicit bounds (fastEscapes, strings.ts, reads the 16 bytes after a window
+// that ends at the block end: GUARD's zeros, no part of an escape); the float check reads only the digits of a token scanNumber found in
 // the block (and the 8 bytes ending at a run of them, all in the row, whose
 // first 14 bytes precede any number). Every loop advances through the block, so
 // the work is linear.

@@ -1,7 +1,8 @@
 // AssemblyScript (compiled into the scanner by scripts/build-wasm.mjs; not part of the tsc project).
 //
-// String literals of a byte-canonical row: scanString checks one, keyLess and escapedKeyLess order two keys
-// the way the canonical encoder sorts them.
+// String literals of a byte-canonical row: scanString checks one (a 64-byte window's usual `\u` escapes found at
+// once by fastEscapes, any other escape by escapeEnd), keyLess and escapedKeyLess order two keys the way the
+// canonical encoder sorts them.
 
 import { E, FAIL, HEX, ch } from './block';
 
