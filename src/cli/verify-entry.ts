@@ -21,17 +21,22 @@ export { codeCachePath } from './code-path';
  * (./small-entry.ts).
  */
 export function runVerify(argv: string[]): boolean {
-  if (argv[0] === 'receipt' && argv[1] === 'verify') {
-    noteCodePath('receipt verify');
-    return runReceiptVerify(argv.slice(2));
-  }
+  // A path is named only once the entry runs the command line: one it hands to the whole CLI (help, a signer to
+  // expect) compiled only its argument check, and named so, a later run of the command found its path listed and
+  // never wrote the cache again (every verify compiled the walk anew: ~65 KB of the cache, measured).
+  if (argv[0] === 'receipt' && argv[1] === 'verify') return taken('receipt verify', runReceiptVerify(argv.slice(2)));
   if (argv[0] !== verifyCommand.name[0] || verifyCommand.name.length !== 1) return false;
-  noteCodePath('verify');
   // Verification worker threads run their own small script, carried here as text (as the whole CLI does).
   setChunkWorkerEntry({ source: CHUNK_WORKER_SOURCE });
   // Its threads start now, so that their start overlaps this one's instead of following it.
   prestartChunkWorkers(journalSizeHint(argv.slice(1)));
-  return runWholeCommandLine(verifyCommand, argv.slice(1));
+  return taken('verify', runWholeCommandLine(verifyCommand, argv.slice(1)));
+}
+
+/** Whether the entry took the command line, the path named for the code cache when it did (../code-path.ts). */
+function taken(codePath: string, took: boolean): boolean {
+  if (took) noteCodePath(codePath);
+  return took;
 }
 
 /**

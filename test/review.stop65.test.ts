@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Journal } from '../src/journal';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * Faults found reviewing the code cache that grows with the paths its runs take (scripts/build-launcher.mjs,
+ * src/cli/code-path.ts).
+ */
+const root = tempDir('stepchain-review-stop65-');
+const env: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+const journal = Journal.open(path.join(root, '.sdd', 'runtime', 'journal', 'agent'), { durability: 'none' });
+for (let i = 0; i < 3; i++) journal.append({ model: 'm', prompt: `p${i}`, tool_call: { name: 't', args: { i } } });
+
+/** A state directory of its own; the paths listed in the verify entry's cache (undefined: no cache) and its bytes. */
+function state() {
+  const dir = mkdtempSync(path.join(root, 'state-'));
+  const cacheDir = path.join(dir, 'stepchain', 'code-cache');
+  const verifyCache = () => {
+    const name = existsSync(cacheDir) ? readdirSync(cacheDir).find((f) => f.startsWith('verify+text-')) : undefined;
+    if (name === undefined) return undefined;
+    const bytes = readFileSync(path.join(cacheDir, name));
+    const at = bytes.indexOf(0);
+    const listed = bytes.toString('latin1', at + 1, bytes.indexOf(0, at + 1));
+    return { paths: listed === '' ? [] : listed.split('\n'), bytes };
+  };
+  const run = (argv: string[]) => {
+    const r = spawnSync(process.execPath, [cliPath, ...argv], {
+      env: { ...env, XDG_STATE_HOME: dir },
+      cwd: root,
+      encoding: 'utf8',
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  return { run, verifyCache };
+}
+
+describe('the verify entry names its path for the code cache only when it runs the command line', () => {
+  // `verify --help` (or `receipt verify` with a signer to expect) starts the verify entry, which hands the command
+  // line to the whole CLI: the entry compiled its argument check, not the verify. Listed as `verify`, every real
+  // verify after it found its path listed and never wrote the cache again: each compiled the walk anew.
+  test.each([
+    ['verify --help', ['verify', '--help'], ['verify', journal.file], 'verify'],
+    [
+      'receipt verify with a signer to expect',
+      ['receipt', 'verify', 'none.tar', '--certificate-identity', 'me'],
+      ['receipt', 'verify', 'none.tar'],
+      'receipt verify',
+    ],
+  ])('%s, then the command itself: the cache holds its path', (_what, handedOver, real, name) => {
+    const s = state();
+    const first = s.run(handedOver);
+    expect(first.stderr).not.toContain('at '); // no stack
+    const after = s.verifyCache();
+    expect(after?.paths ?? []).not.toContain(name);
+    const r = s.run(real);
+    expect(r.code).toBe(name === 'verify' ? 0 : 2);
+    const grown = s.verifyCache();
+    expect(grown?.paths).toContain(name);
+    // Written again with the code of the command's own run.
+    expect(grown!.bytes.length).toBeGreaterThan((after?.bytes.length ?? 0) + 1000);
+  });
+});
