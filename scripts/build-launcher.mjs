@@ -88,6 +88,8 @@ export async function bundleEntry(root, name) {
 const KEEP_CACHES = 3;
 /** How many paths through a program a cache is written again for (the hook: five agents' events, ~40). */
 const MAX_PATHS = 64;
+/** How much less code than it read a cache written again may hold: V8's own variation, not flushed code (run). */
+const CODE_SLACK = 1024;
 
 export function launcherSource(programs, { packed = [] } = {}) {
   for (const [name, text] of Object.entries(programs))
@@ -278,9 +280,16 @@ function run(name, id, program) {
         const fresh = cachedData === undefined || script.cachedDataRejected;
         const taken = pathTaken(m.exports);
         if (!fresh && (taken === undefined || paths.includes(taken) || paths.length >= ${MAX_PATHS})) return;
+        const code = script.createCachedData();
+        // V8 flushes the bytecode of functions that have not run for a few full GCs, those read from the cache too:
+        // a run that made them would write a cache without the code of the paths listed before it, which (listed)
+        // never write it again. So a cache with less code than was read is not written (this path is left for a
+        // later run); less by up to ${CODE_SLACK} bytes is not flushed code: the same code written again varies by
+        // ~100 bytes either way (measured over every agent's events).
+        if (!fresh && code.length + ${CODE_SLACK} < cachedData.length) return;
         const listed = [...(fresh ? [] : paths), ...(taken === undefined ? [] : [taken])].join('\\n');
         const head = Buffer.from(\`\${lead > 0 ? text : ''}\\0\${listed}\\0\`, 'latin1');
-        writeCache(file, Buffer.concat([head, script.createCachedData()]));
+        writeCache(file, Buffer.concat([head, code]));
       } catch {
         /* a cache is never needed */
       }

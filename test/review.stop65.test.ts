@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { launcherSource } from '../scripts/build-launcher.mjs';
 import { Journal } from '../src/journal';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -62,4 +63,43 @@ describe('the verify entry names its path for the code cache only when it runs t
     // Written again with the code of the command's own run.
     expect(grown!.bytes.length).toBeGreaterThan((after?.bytes.length ?? 0) + 1000);
   });
+});
+
+test('a new path whose run made V8 flush the code it read: the cache it would write (without that code) is not written', () => {
+  // V8 flushes the bytecode of functions not run for a few full GCs, those it read from the cache included: a run of
+  // a new path that made them wrote a cache without the code of every path listed before it (and of its own start),
+  // and each of those paths, listed, never wrote it again. Path a's function is read from the cache, not run, while
+  // path b's run makes full GCs (a small heap: a few MB churned).
+  const body = (tag: string) =>
+    Array.from({ length: 300 }, (_, i) => `o.${tag}${i} = [${i}, '${tag}', o.${tag}${i > 0 ? i - 1 : 0}];`).join('');
+  const churn =
+    'let keep = []; for (let i = 0; i < 60; i++) { keep = []; for (let j = 0; j < 20; j++) keep.push(new Array(2e4).fill(j)); }';
+  const hook =
+    `let taken;\nfunction fa() { const o = {}; ${body('a')} return o; }\nfunction fb() { const o = {}; ${body('b')} return o; }\n` +
+    `exports.codeCachePath = () => taken;\n` +
+    `exports.runHook = (argv) => { if (argv[1] !== 'take') return false; taken = argv[2]; ` +
+    `if (taken === 'a') fa(); else { fb(); ${churn} } process.stdout.write(taken); return true; };`;
+  const dir = mkdtempSync(path.join(root, 'flush-'));
+  const bin = path.join(dir, 'bin.js');
+  const programs = { main: 'process.stdout.write("main");', verify: 'exports.runVerify = () => false;', hook };
+  writeFileSync(bin, launcherSource(programs, { packed: ['hook'] }), 'latin1');
+  const xdg = path.join(dir, 'state');
+  mkdirSync(xdg, { mode: 0o700 });
+  const cacheDir = path.join(xdg, 'stepchain', 'code-cache');
+  const take = (p: string) => {
+    const r = spawnSync(
+      process.execPath,
+      ['--max-semi-space-size=1', '--max-old-space-size=24', bin, 'hook', 'take', p],
+      {
+        env: { ...env, XDG_STATE_HOME: xdg },
+        encoding: 'utf8',
+      },
+    );
+    expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: p, stderr: '' });
+    return readFileSync(path.join(cacheDir, readdirSync(cacheDir)[0]!));
+  };
+  const a = take('a');
+  const after = take('b');
+  // Never a cache with less code than the one read: a's code stays (b's path is left for a later run to add).
+  expect(after.length).toBeGreaterThanOrEqual(a.length);
 });
