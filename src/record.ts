@@ -151,6 +151,7 @@ export function recordStep(journalDirPath: string, step: StepInput, options: Rec
     // Finished in the order the steps were recorded, whichever add ends first (a process's children are reaped
     // last-started first): a step's changes are told against the previous step's snapshot, written by then.
     const begun = started;
+    deferred.snapshots++;
     deferred.add(() =>
       finishSnapshot(begun, snapshotOptions(options.root, agentId, row, env, readNamed))
         .then(finish, failed)
@@ -269,6 +270,8 @@ function beginSnapshot(root: string, env: NodeJS.ProcessEnv): BegunSnapshot {
  */
 export class DeferredSnapshots {
   private chain: Promise<void> = Promise.resolve();
+  /** How many steps' snapshots were handed over to be finished (a step recorded outside git hands none). */
+  snapshots = 0;
   /**
    * Starts the snapshot of a step about to be recorded under `root` (with `env`, the very object the recording is
    * given), before what the caller still has to read to know the step: the next step recorded with this queue takes

@@ -198,6 +198,13 @@ describe("the hook entry's code cache", () => {
       'hook codex PostToolUse',
       'hook claude other',
     ]);
+    // A step without a snapshot, a call that fails early: paths of their own (most of a step's code not run; the
+    // first call after an upgrade in a project outside git must not set the code every later tool call finds).
+    const noSnap = viaBin(['hook', 'claude', '--no-snapshot'], payload('PostToolUse', 's-paths'), [], s.env);
+    expect(noSnap.code).toBe(0);
+    const bad = viaBin(['hook', 'claude'], '{not json', [], s.env);
+    expect(bad.code).toBe(1);
+    expect(paths().listed.slice(4)).toEqual(['hook claude PostToolUse (no snapshot)', 'hook claude other (exit 1)']);
   });
 
   test('the whole CLI keeps its compiled code too, in a file of its own; the next command compiles from it', () => {

@@ -13,7 +13,12 @@ export function noteCodePath(path: string): void {
   taken = path;
 }
 
-/** The path this run took, as noted (undefined: none noted). */
+/**
+ * The path this run took, as noted, and how it ended when not with 0 (undefined: none noted): a run that failed early
+ * (no such journal, a payload that does not parse) compiled little of its path, and named as a run that did not
+ * fail, its cache would keep that little for every later run of the path.
+ */
 export function codeCachePath(): string | undefined {
-  return taken;
+  const code = process.exitCode;
+  return taken === undefined || code === undefined || code === 0 || code === '0' ? taken : `${taken} (exit ${code})`;
 }

@@ -75,9 +75,11 @@ export function hookCommandFor(agent: AgentHook): Command {
         ...(args.flags.has('no-snapshot') ? { snapshot: false } : {}),
         deferSnapshots,
       });
-      // Which of the agent's events this was (another: one name for all), for the code cache (../code-path.ts).
+      // Which of the agent's events this was (another: one name for all), and a step recorded without a snapshot
+      // (outside git, --no-snapshot: most of a step's code not run), for the code cache (../code-path.ts).
       const event = r.event !== undefined && agent.events.includes(r.event) ? r.event : 'other';
-      noteCodePath(`${word} ${event}`);
+      const bare = r.row !== undefined && deferSnapshots.snapshots === 0 ? ' (no snapshot)' : '';
+      noteCodePath(`${word} ${event}${bare}`);
       await deferSnapshots.settled();
       for (const w of r.warnings) io.err(`stepchain: ${word}: warning: ${sanitize(w)}`);
       for (const e of r.errors) io.err(`stepchain: ${word}: ${sanitize(e)}`);
