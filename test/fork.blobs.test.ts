@@ -119,16 +119,23 @@ test('every inherited blob is copied byte for byte, owner-only, and synced with 
   expect(trace).not.toMatch(/= -1 E/);
   const synced = new Set([...trace.matchAll(/fsync\(\d+<([^>]*)>/g)].map((m) => m[1]!));
   const copied = new Cas(casDir(worktree));
+  // Each blob's faults collected, then one expect: an expect (toEqual on a Buffer) per blob and per rule was 17,600
+  // of them, ~1.8 s of the file's CPU.
+  const wrong: string[] = [];
   digests.forEach((d, i) => {
+    const at = copied.pathOf(d);
     if (i === 10 || i === 20) {
-      expect(existsSync(copied.pathOf(d))).toBe(false);
+      if (existsSync(at)) wrong.push(`${i}: copied, though the parent's was ${i === 10 ? 'gone' : 'changed'}`);
       return;
     }
-    expect(readFileSync(copied.pathOf(d))).toEqual(blobOf(i));
-    expect(statSync(copied.pathOf(d)).mode & 0o777).toBe(0o600);
-    expect(synced.has(copied.pathOf(d))).toBe(true);
-    expect(synced.has(path.dirname(copied.pathOf(d)))).toBe(true);
+    if (!existsSync(at)) return void wrong.push(`${i}: not copied`);
+    if (!readFileSync(at).equals(blobOf(i))) wrong.push(`${i}: not the blob's bytes`);
+    const mode = statSync(at).mode & 0o777;
+    if (mode !== 0o600) wrong.push(`${i}: mode ${mode.toString(8)}`);
+    if (!synced.has(at)) wrong.push(`${i}: the file not synced`);
+    if (!synced.has(path.dirname(at))) wrong.push(`${i}: its directory not synced`);
   });
+  expect(wrong).toEqual([]);
 }, 180_000);
 
 test("a blob directory swapped for a link after the batch's first blob in it: the next blob there is refused", () => {
