@@ -1,5 +1,7 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { planClaudeSettings, writeClaudeSettings } from '../src/agents/claude';
 import { journalFile, readVerifiedJournal } from '../src/journal';
@@ -7,7 +9,7 @@ import { cli, expectNoStack } from './helpers/cli';
 import { cliInProcess } from './helpers/cli-in-process';
 import { claudeBinary, runClaude, startScriptedServer, stepchainBin } from './helpers/claude';
 import { initRepo } from './helpers/git';
-import { python } from './helpers/python';
+import { python3 } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
 
 // The real binary starts once per session and runs a Node process per hook: slow on a loaded machine.
@@ -41,18 +43,51 @@ const init = (root: string, args: string[] = [], env?: NodeJS.ProcessEnv) =>
   cliInProcess(['init', 'claude', ...args], { cwd: root, ...(env === undefined ? {} : { env }) });
 const settingsOf = (root: string) => path.join(root, '.claude', 'settings.json');
 
-/** Hook commands per event, as Python's json module reads the file. */
-function commands(file: string): Record<string, string[]> {
-  return JSON.parse(
-    python(
-      `import json,sys
-d=json.load(open(sys.argv[1]))
-print(json.dumps({e:[h["command"] for g in gs for h in g["hooks"]] for e,gs in d.get("hooks",{}).items()}))`,
-      '',
-      [file],
-    ),
-  ) as Record<string, string[]>;
+/**
+ * Hook commands per event, as Python's json module reads the file. One python3 for the file, asked a path a line (a
+ * python3 started per call was 16 starts, ~0.7 s of the file's CPU); a file it cannot read is an error, as before.
+ */
+const READER = `import json,sys
+for line in sys.stdin:
+    try:
+        d=json.load(open(json.loads(line)))
+        r={"ok":{e:[h["command"] for g in gs for h in g["hooks"]] for e,gs in d.get("hooks",{}).items()}}
+    except Exception as x:
+        r={"error":repr(x)}
+    print(json.dumps(r),flush=True)`;
+let reader: { child: ChildProcessWithoutNullStreams; waiting: ((line: string) => void)[] } | undefined;
+
+function commands(file: string): Promise<Record<string, string[]>> {
+  if (reader === undefined) {
+    const child = spawn(python3(), ['-c', READER]);
+    const r = { child, waiting: [] as ((line: string) => void)[] };
+    createInterface({ input: child.stdout }).on('line', (l) => r.waiting.shift()?.(l));
+    // A reader that ended answers whatever still waits with why (else the test would wait out its time).
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('close', (code) => {
+      for (const w of r.waiting.splice(0)) w(JSON.stringify({ error: `python3 exited ${code}: ${stderr}` }));
+    });
+    reader = r;
+  }
+  const r = reader;
+  return new Promise((resolve, reject) => {
+    r.waiting.push((l) => {
+      const got = JSON.parse(l) as { ok?: Record<string, string[]>; error?: string };
+      if (got.ok === undefined) reject(new Error(`python3 could not read ${file}: ${got.error}`));
+      else resolve(got.ok);
+    });
+    r.child.stdin.write(`${JSON.stringify(file)}\n`);
+  });
 }
+
+afterAll(async () => {
+  const child = reader?.child;
+  if (child === undefined || child.exitCode !== null) return;
+  const ended = new Promise((resolve) => child.on('exit', resolve));
+  child.stdin.end();
+  await ended;
+});
 
 test('a project without settings gets them, with a diff; a second run changes nothing', async () => {
   const root = project();
@@ -61,7 +96,9 @@ test('a project without settings gets them, with a diff; a second run changes no
   expect(r.stdout).toMatch(/^--- \/dev\/null\n\+\+\+ .*settings\.json\n@@ -0,0 \+1,\d+ @@\n\+\{/);
   expect(r.stdout).toContain(`stepchain's hooks were added to .claude/settings.json for ${EVENTS.join(', ')}`);
   const text = readFileSync(settingsOf(root), 'utf8');
-  expect(commands(settingsOf(root))).toEqual(Object.fromEntries(EVENTS.map((e) => [e, ['stepchain hook claude']])));
+  expect(await commands(settingsOf(root))).toEqual(
+    Object.fromEntries(EVENTS.map((e) => [e, ['stepchain hook claude']])),
+  );
   const again = await init(root);
   expect([again.code, again.stdout]).toEqual([
     0,
@@ -114,7 +151,7 @@ test('every other setting and hook is kept, in its order and indentation; --remo
   const after = readFileSync(settingsOf(root), 'utf8');
   expect(after).toContain('\n    "permissions": {\n        "allow": [');
   expect(after).toMatch(/"zeta": 1\.0,\n {4}"10": 12345678901234567890,\n {4}"name": "café"\n\}\n$/);
-  const cmds = commands(settingsOf(root));
+  const cmds = await commands(settingsOf(root));
   expect(cmds.PostToolUse).toEqual(['prettier --write "$CLAUDE_FILE"', 'stepchain hook claude']);
   expect(cmds.Notification).toEqual(['notify-send claude']);
   for (const e of EVENTS) expect(cmds[e]).toContain('stepchain hook claude');
@@ -143,11 +180,11 @@ test('--settings, --dry-run, --command and --json', async () => {
   expect(r.code).toBe(0);
   const doc = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(doc).toMatchObject({ file: local, changed: true, written: true, removed: false, events: EVENTS, updated: [] });
-  expect(commands(local).Stop).toEqual(['npx stepchain hook claude']);
+  expect((await commands(local)).Stop).toEqual(['npx stepchain hook claude']);
   // Re-running with another command updates stepchain's entries, and only them.
   const upd = await init(root, ['--settings', local, '--command', 'stepchain hook claude --no-snapshot', '--json']);
   expect(JSON.parse(upd.stdout)).toMatchObject({ changed: true, events: [], updated: EVENTS });
-  expect(commands(local).Stop).toEqual(['stepchain hook claude --no-snapshot']);
+  expect((await commands(local)).Stop).toEqual(['stepchain hook claude --no-snapshot']);
   const bad = await init(root, ['--command', 'rm -rf /']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('does not run `stepchain hook claude`');
@@ -279,7 +316,7 @@ describe('--remove gives back the original bytes, whatever their formatting (iss
     const r = await init(root);
     expect(r.code).toBe(0);
     // What Claude Code reads: every event runs the hook, the user's settings are all still there.
-    const cmds = commands(settingsOf(root));
+    const cmds = await commands(settingsOf(root));
     for (const e of EVENTS) expect(cmds[e]).toContain('stepchain hook claude');
     const before = JSON.parse(original) as Record<string, unknown>;
     const after = JSON.parse(readFileSync(settingsOf(root), 'utf8')) as Record<string, unknown>;
@@ -419,7 +456,8 @@ describe('only an entry that runs the hook for every occurrence counts as instal
     const matchers = ours(settingsOf(root));
     for (const e of EVENTS) expect(matchers[e]).toEqual([e.startsWith('PostToolUse') ? '*' : null]);
     // The user's own hooks stay where they were.
-    if (JSON.stringify(override).includes('say hi')) expect(commands(settingsOf(root)).PostToolUse).toContain('say hi');
+    if (JSON.stringify(override).includes('say hi'))
+      expect((await commands(settingsOf(root))).PostToolUse).toContain('say hi');
     expect((await init(root)).stdout).toContain('already installed; unchanged');
   });
 
@@ -437,7 +475,7 @@ describe('only an entry that runs the hook for every occurrence counts as instal
     expect(doc.findings).toEqual([
       'PostToolUse: the entry runs "echo stepchain hook claude", not "stepchain hook claude"',
     ]);
-    expect(commands(settingsOf(root)).PostToolUse).toEqual(['stepchain hook claude']);
+    expect((await commands(settingsOf(root))).PostToolUse).toEqual(['stepchain hook claude']);
   });
 
   test('"disableAllHooks": true is reported: no hook runs', async () => {
