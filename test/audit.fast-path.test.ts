@@ -167,9 +167,11 @@ describe('audit verify fast path', () => {
         expect(fast.hmac).toBe(parsed.hmac);
         expect(fast.prev).toBe(parsed.prev_hmac);
       }),
-      { numRuns: 3000 },
+      // 1,000 (was 3,000): a hmac or prev_hmac with an escape taken as plain (plainString) fails after 55-140 runs
+      // (seeds 1-3); the fast path takes ~12-15% of the entries, 122-154 here.
+      { numRuns: 1000 },
     );
-    expect(taken).toBeGreaterThan(300);
+    expect(taken).toBeGreaterThan(60);
   });
 
   it('takes the ordinary entry (else it would prove nothing)', () => {
