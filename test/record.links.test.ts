@@ -60,6 +60,8 @@ function record(args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 const sc = (args: string[], at = root) => cli(args, { cwd: at, env });
+/** The same through runCli in this process: for commands whose output is the point (a Node start each, ~0.1 s). */
+const scIn = (args: string[], at = root) => cliInProcess(args, { cwd: at, env });
 
 function steps(id: string, at = root): JournalEntry[] {
   return readVerifiedJournal(journalFile(at, id)).entries;
@@ -83,7 +85,7 @@ afterAll(async () => {
 });
 
 test('hooks installed and record: every hook step is linked to the exchange that asked for its tool call', async () => {
-  expect(sc(['init', 'claude']).code).toBe(0);
+  expect((await scIn(['init', 'claude'])).code).toBe(0);
   const r = await record([
     'record',
     '--agent',
@@ -137,7 +139,8 @@ test('hooks installed and record: every hook step is linked to the exchange that
   });
 });
 
-test('replay of the hook journal shows, for each tool call, the exchange and what the model saw', () => {
+test('replay of the hook journal shows, for each tool call, the exchange and what the model saw', async () => {
+  // replay --json as a real process (its exit and its stdout); the table and show in this process.
   const json = sc(['replay', hookJournal, '--json']);
   expect(json.code).toBe(0);
   const doc = JSON.parse(json.stdout) as {
@@ -173,12 +176,12 @@ test('replay of the hook journal shows, for each tool call, the exchange and wha
   expect(third.at(-1)!.role).toBe('user');
   expect(third.at(-1)!.summary).toContain(`[tool_result ${server.toolUseIds[0]}`);
 
-  const table = sc(['replay', hookJournal]);
+  const table = await scIn(['replay', hookJournal]);
   expect(table.code).toBe(0);
   expect(table.stdout).toMatch(/model exchanges behind the tool calls .*links verified/);
   expect(table.stdout).toMatch(/step 2: exchange 1 of rec/);
 
-  const show = sc(['show', hookJournal, '2']);
+  const show = await scIn(['show', hookJournal, '2']);
   expect(show.code).toBe(0);
   expect(show.stdout).toContain('asked for by the model exchange (link verified):');
   expect(show.stdout).toContain(`what the model saw: request blob ${exchanges[1]!.row.input_hash}`);
@@ -198,7 +201,7 @@ describe('a link that does not hold fails closed', () => {
     expect(recordExchangeLinks(at, [{ ...l!, ...change }], { env })).toHaveLength(1);
   };
   /** replay, replay --json and show refuse `at`'s hook journal (through runCli in this process: what they refuse and
-   * say is the point; the test above runs them as real processes). */
+   * say is the point; the test above runs replay --json as a real process). */
   const refused = async (at: string, pattern: RegExp): Promise<void> => {
     for (const args of [
       ['replay', hookJournal],
