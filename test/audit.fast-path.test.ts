@@ -1,11 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { computeAuditHmac, GENESIS_HMAC, prettySortedOfRead, withoutHmac } from '../src/audit/entry';
 import { fastAuditLine } from '../src/audit/fast-entry';
 import { queryAuditLog } from '../src/audit/query';
+import { AuditHit } from '../src/audit/query-hit';
 import { verifyAuditLog } from '../src/audit/verify';
-import { float, isJsonObject, parse, type JsonObject, type JsonValue } from '../src/canonical';
+import { float, isJsonObject, outputOfText, parse, type JsonObject, type JsonValue } from '../src/canonical';
+import { python3 } from './helpers/python';
 import { freshDir, tempDir } from './helpers/tmp';
 
 // The fast path of `audit verify` (src/audit/fast-entry.ts) against the slow one: the HMAC's pre-image it cuts from
@@ -279,5 +282,91 @@ describe('audit verify fast path', () => {
     const query = { event_type: 'replay.f\u00f6rk', until: '2026-01-02T12:00:00Z' };
     expect(queryAuditLog(dir, query).matches).toHaveLength(1);
     expect(queryAuditLog(dir, query)).toEqual(querySlow(dir, query));
+  });
+});
+
+describe("audit fast path's limits: long integers and non-finite numbers", () => {
+  // What fast-entry.ts leaves to the slow path among numbers, judged three ways on one-entry logs: verify with the
+  // fast path against verify with the slow path alone, both against python3's json.loads / json.dumps(sort_keys=True)
+  // (the reference, which refuses integers of more than 4,300 digits), and a query hit read from the line's spans
+  // against one read from its parse (the table's fields and details, the --json event). Integers of 1-30 and 4,299-
+  // 4,302 digits, either sign, and NaN / ±Infinity, in the details, nested, as an extra top-level key and as the actor.
+  const digits = fc
+    .constantFrom(1, 15, 16, 17, 20, 30, 4299, 4300, 4301, 4302)
+    .chain((d) => fc.bigInt({ min: 10n ** BigInt(d - 1), max: 10n ** BigInt(d) - 1n }));
+  const num = fc.oneof(
+    fc.tuple(digits, fc.boolean()).map(([n, neg]): JsonValue => (neg ? -n : n)),
+    fc.constantFrom(NaN, Infinity, -Infinity).map((d): JsonValue => float(d)),
+  );
+  const cases = fc.sample(
+    fc.tuple(num, fc.constantFrom('details', 'nested', 'extra', 'actor')).map(([v, where]) => {
+      const r: EntryRec = { details: {}, actor: 'x', extra: {}, prevOdd: null, hmacOdd: null };
+      if (where === 'details') r.details = v;
+      else if (where === 'nested') r.details = { a: [1, { n: v }] };
+      else if (where === 'extra') r.extra = { n: v };
+      else r.actor = v;
+      return entryLine(r, GENESIS_HMAC).line;
+    }),
+    { numRuns: 160, seed: 25 },
+  );
+  /** python3's verdict on each one-line log: 'ok', 'refused' (json.loads raised), 'non_canonical' or 'hmac'. */
+  function pythonVerdicts(lines: string[]): string[] {
+    const script = `
+import hashlib, hmac, json, sys
+key = sys.argv[1].encode()
+for line in sys.stdin.read().split("\\n")[:-1]:
+    try:
+        e = json.loads(line)
+    except ValueError:
+        print("refused"); continue
+    if json.dumps(e, sort_keys=True) != line:
+        print("non_canonical"); continue
+    stored = e.pop("hmac")
+    pre = ("0" * 64 + json.dumps(e, sort_keys=True)).encode()
+    print("ok" if hmac.new(key, pre, hashlib.sha256).hexdigest() == stored else "hmac")
+`;
+    const r = spawnSync(python3(), ['-c', script, key.toString('latin1')], {
+      input: lines.map((l) => `${l}\n`).join(''),
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    return r.stdout.trimEnd().split('\n');
+  }
+
+  it('verify with the fast path gives what the slow path and python3 give', () => {
+    const verdicts = pythonVerdicts(cases);
+    const seen = new Set<string>();
+    cases.forEach((line, i) => {
+      const dir = freshDir(base, 'num');
+      writeFileSync(path.join(dir, '2026-01-02.jsonl'), `${line}\n`);
+      const fast = verifyAuditLog(dir, key);
+      expect(fast).toEqual(verifySlow(dir, key));
+      const py = verdicts[i];
+      seen.add(py!);
+      expect({ line: line.slice(0, 120), ok: fast.ok, kinds: fast.errors.map((e) => e.kind) }).toEqual({
+        line: line.slice(0, 120),
+        ok: py === 'ok',
+        kinds: py === 'refused' ? ['malformed_json'] : [],
+      });
+    });
+    // Both verdicts occur (a 4,301-digit integer is refused; the rest verify).
+    expect([...seen].sort()).toEqual(['ok', 'refused']);
+  });
+
+  it("query's fields, details and --json event read from the line's spans are those read from its parse", () => {
+    let taken = 0;
+    for (const line of cases) {
+      const fast = fastAuditLine(line, 0, line.length);
+      if (fast === undefined) continue;
+      taken++;
+      // A line the fast path takes is one the parser reads (else the slow path's verdict, malformed, is not its).
+      const parsed = parse(line) as JsonObject;
+      const a = new AuditHit().canonicalAt('f', 1, line, 0, line.length, fast.spans);
+      const b = new AuditHit().parsedAt('f', 1, parsed);
+      for (const k of Object.keys(parsed)) expect(a.field(k)).toBe(b.field(k));
+      expect(a.detailsText()).toBe(b.detailsText());
+      expect(outputOfText(a.compactText())).toBe(outputOfText(b.compactText()));
+    }
+    expect(taken).toBeGreaterThan(10);
   });
 });

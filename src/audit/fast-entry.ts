@@ -13,7 +13,7 @@ import { literalValue, scanObject, scanText, type ScanStyle } from '../canonical
  * The check is the validator of canonical text (src/canonical/text-scan.ts) in its pretty style (pure ASCII, `, ` and
  * `: ` separators, sorted unique keys, canonical escapes and numbers). It is
  * deliberately narrower than canonical: NaN and infinities, integers of more
- * than 15 digits, nesting deeper than 64, a `hmac` or `prev_hmac` that is
+ * than 15 digits (past 4,300 a rule, see ENTRY_STYLE), nesting deeper than 64, a `hmac` or `prev_hmac` that is
  * not a plain string, or a missing entry key are all left to the slow path,
  * which decides (a line this path takes is one the slow path finds canonical,
  * with every key, so the verdict is the same).
@@ -35,6 +35,14 @@ const REQUIRED = ['actor', 'details', 'event_type', 'hmac', 'prev_hmac', 'resour
  * An entry's values (src/canonical/text-scan.ts): Python's default separators; deeper values are rare in an audit
  * entry, and integers past 15 digits (read as bigint beyond 2^53, printed back as such), NaN and the infinities are
  * left to the slow path (with the project's own limits).
+ *
+ * Of these, one is a rule: an integer of more than 4,300 digits must never be taken. The parser refuses it, as
+ * Python's json.loads does (src/canonical/parse.ts MAX_INT_DIGITS), so its line is malformed_json, not a verified
+ * entry; and a query hit would parse it on demand (test/audit.fast-path.test.ts, "limits", fails with `intOk`
+ * unbounded). The 15 digits and `nonFinite: false` are margins, not rules: both paths and python3 write an integer
+ * of up to 4,300 digits back digit for digit and NaN/±Infinity as Python does, so taking them changes no verdict,
+ * HMAC pre-image or query output (the same tests and the random-log ones pass with 30 digits and with
+ * `nonFinite: true`). Any new limit on the slow path's side must be mirrored here.
  */
 const ENTRY_STYLE: ScanStyle = {
   pretty: true,
