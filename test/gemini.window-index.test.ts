@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { handleGeminiHook } from '../src/agents/gemini/hook';
 import { CHECK_BYTES } from '../src/agents/window-index';
@@ -18,6 +18,8 @@ import { freshDir, tempDir } from './helpers/tmp';
  */
 const dir = tempDir('stepchain-gemini-widx-');
 const SID = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+/** The transcript's atime and mtime, whole seconds (kept exactly by every file system), before and after a rewrite. */
+const SAME_TIME = 1_780_000_000;
 
 const record = (id: string, command: string): string =>
   `${JSON.stringify({
@@ -44,6 +46,7 @@ function run(long: boolean, rewrite: (transcript: string, before: string, after:
   expect(after.length).toBe(before.length); // every line where it was: only X's bytes differ
   expect(tail.length > CHECK_BYTES).toBe(long);
   writeFileSync(transcript, before);
+  utimesSync(transcript, SAME_TIME, SAME_TIME);
   const roots = { fast: path.join(base, 'fast'), full: path.join(base, 'full') };
   for (const r of Object.values(roots)) mkdirSync(path.join(r, '.git'), { recursive: true });
   const send = (root: string, event: string, extra: Record<string, unknown> = {}) =>
@@ -85,8 +88,15 @@ function run(long: boolean, rewrite: (transcript: string, before: string, after:
 }
 
 test('a transcript rewritten in place, same size, changed inside the bytes the index checked: the fresh read answers', () => {
-  // Small: the index checked the whole file (its check starts at 0), X inside it. Same inode, same length.
-  run(false, (transcript, _before, after) => writeFileSync(transcript, after));
+  // Small: the index checked the whole file (its check starts at 0), X inside it. Same inode, same length, and the
+  // same mtime (set back, as a careful editor or `touch -r` does): size and times together do not say "unchanged".
+  run(false, (transcript, _before, after) => {
+    const was = statSync(transcript, { bigint: true });
+    writeFileSync(transcript, after);
+    utimesSync(transcript, SAME_TIME, SAME_TIME);
+    const now = statSync(transcript, { bigint: true });
+    expect([now.ino, now.size, now.mtimeNs]).toEqual([was.ino, was.size, was.mtimeNs]);
+  });
 });
 
 test('a transcript replaced by another file whose checked bytes are the same, its earlier ones not: the fresh read answers', () => {
