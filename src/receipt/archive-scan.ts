@@ -137,7 +137,10 @@ export class ArchiveScan implements TarReceiver {
   manifest: Manifest | undefined;
   /** The manifest's blob digests (as read with it: its `blob_digests` is made from them only when read). */
   manifestDigests: DigestSet | undefined;
-  /** The manifest's fault when its bytes were not kept (`manifest_too_large`): the verdict names it. */
+  /**
+   * The manifest's fault, as the scan's reading found it (or `manifest_too_large`, its bytes not kept): the verdict
+   * and the receipt's parts name it without reading the bytes again (a 17 MiB manifest was read three times).
+   */
   manifestFault: ReceiptFault | undefined;
   /** The names of the members seen but blobs (those are `members.bundled`). */
   private readonly seen = new Set<string>();
@@ -279,13 +282,14 @@ export class ArchiveScan implements TarReceiver {
     };
   }
 
-  /** The manifest's bytes, whole, read (a fault of theirs is the verdict's to name, from the bytes kept). */
+  /** The manifest's bytes, whole, read (a fault of theirs is kept for the verdict to name). */
   private tookManifest(bytes: Buffer): void {
     this.members.manifest = bytes;
     try {
       this.tookRead(readManifest(bytes, this.budget));
     } catch (err) {
       if (!(err instanceof ReceiptFormatError)) throw err;
+      this.manifestFault = faultOf(err);
     }
   }
 

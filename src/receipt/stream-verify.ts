@@ -80,7 +80,7 @@ export async function verifyReceiptFile(file: string, options: StreamVerifyOptio
   let manifestBytes: Buffer | undefined;
   if (scan.faults.length === 0 && options.manifestBytes !== false) {
     try {
-      manifestBytes = partsOf(scan.members, manifest).manifestBytes;
+      manifestBytes = partsOf({ members: scan.members, manifest, manifestFault: scan.manifestFault }).manifestBytes;
     } catch (e) {
       if (!(e instanceof ReceiptFormatError)) throw e;
     }

@@ -91,18 +91,28 @@ export const MAX_RECEIPT_FAULTS = 1000;
  * the file cannot be read).
  */
 export function loadReceipt(input: Uint8Array | string, options: LoadOptions = {}): LoadedReceipt {
-  const { members, faults, manifest } = scanArchive(readReceiptBytes(input, options.maxBytes), options.maxDigests);
+  const scan = scanArchive(readReceiptBytes(input, options.maxBytes), options.maxDigests);
+  const faults = scan.faults;
   if (faults.length > 0) throw new ReceiptFormatError(faults[0]!.kind, faults[0]!.message, faults[0]!.member);
-  return partsOf(members, manifest);
+  return partsOf(scan);
 }
 
-/** The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or signature encoding. */
-export function partsOf(members: Members, manifest: Manifest | undefined): LoadedReceipt {
+/**
+ * The parts of a receipt whose layout holds; throws ReceiptFormatError for a missing member or a bad manifest or
+ * signature encoding. The manifest is the scan's reading of it, or the fault that reading found: never read again.
+ */
+export function partsOf({
+  members,
+  manifest,
+  manifestFault,
+}: Pick<ArchiveScan, 'members' | 'manifest' | 'manifestFault'>): LoadedReceipt {
   const manifestBytes = manifestBytesOf(members);
   if (manifestBytes === undefined)
     throw new ReceiptFormatError('missing_member', 'the receipt has no manifest.json', MANIFEST_MEMBER);
   if (members.walk === undefined)
     throw new ReceiptFormatError('missing_member', `the receipt has no ${JOURNAL_MEMBER}`, JOURNAL_MEMBER);
+  if (manifest === undefined && manifestFault !== undefined)
+    throw new ReceiptFormatError(manifestFault.kind, manifestFault.message, manifestFault.member);
   const loaded: LoadedReceipt = {
     manifest: manifest ?? readManifest(manifestBytes).manifest,
     manifestBytes,
@@ -143,7 +153,7 @@ export function inspectReceipt(input: Uint8Array | string, options: VerifyReceip
   if (scan.faults.length > 0) return { verdict: verdict.result, receipt: undefined, bytes };
   let receipt: LoadedReceipt | undefined;
   try {
-    receipt = partsOf(scan.members, verdict.manifest);
+    receipt = partsOf({ members: scan.members, manifest: verdict.manifest, manifestFault: scan.manifestFault });
   } catch (e) {
     if (!(e instanceof ReceiptFormatError)) throw e;
     receipt = undefined; // already a fault of the verdict
@@ -222,7 +232,8 @@ function manifestOf(
   errors: ReceiptFault[],
 ): { manifest: Manifest; digests: DigestSet } | undefined {
   const members = scanned.members;
-  // A manifest whose bytes were not kept (too large to read the general way) is named as the reading would be.
+  // The scan read the manifest once and kept its fault (or its bytes were not kept, too large to read the general
+  // way, and it is named as the reading would be): not read again here.
   if (scanned.manifestFault !== undefined) {
     errors.push(scanned.manifestFault);
     return undefined;
