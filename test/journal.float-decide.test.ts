@@ -58,6 +58,18 @@ function pythonSays(tokens: string[]): boolean[] {
   return JSON.parse(r.stdout) as boolean[];
 }
 
+/** Significant digits (the last not 0) at decimal exponent x (of the first), laid out as repr would. */
+function layout(digits: string, x: number, neg: boolean): string {
+  const sign = neg ? '-' : '';
+  if (x < -4 || x >= 16) {
+    const e = `e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
+    return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}${e}`;
+  }
+  if (x < 0) return `${sign}0.${'0'.repeat(-x - 1)}${digits}`;
+  const int = digits.slice(0, x + 1).padEnd(x + 1, '0');
+  return `${sign}${int}.${digits.slice(x + 1) || '0'}`;
+}
+
 const anyDouble = fc.double({ noNaN: true, noDefaultInfinity: true });
 const doubles = fc.oneof(
   anyDouble,
@@ -107,16 +119,6 @@ describe(`the scanner's own float decision agrees with the slow path (seed ${see
     // Texts, not doubles: n significant digits (the last not 0) at decimal exponent x, laid out as repr
     // would. With n <= 15 and x in [-307, 307] (a normal double) each is its double's repr (DBL_DIG = 15),
     // which the scanner takes on the digits alone; 16-17 digits, subnormals and the extremes take the full check.
-    const layout = (digits: string, x: number, neg: boolean): string => {
-      const sign = neg ? '-' : '';
-      if (x < -4 || x >= 16) {
-        const e = `e${x < 0 ? '-' : '+'}${String(Math.abs(x)).padStart(2, '0')}`;
-        return `${sign}${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}${e}`;
-      }
-      if (x < 0) return `${sign}0.${'0'.repeat(-x - 1)}${digits}`;
-      const int = digits.slice(0, x + 1).padEnd(x + 1, '0');
-      return `${sign}${int}.${digits.slice(x + 1) || '0'}`;
-    };
     const text = fc
       .tuple(
         fc.integer({ min: 1, max: 17 }),
@@ -141,6 +143,35 @@ describe(`the scanner's own float decision agrees with the slow path (seed ${see
     // The DBL_DIG claim the digits-only path rests on.
     expect(xs.filter(({ n, x }, k) => n <= 15 && x >= -307 && x <= 307 && !py[k])).toEqual([]);
     expect(py.filter((v) => !v).length).toBeGreaterThan(300);
+  });
+
+  it("decides 16-digit decimals in Clinger's range (D < 9e15, |q| <= 22: one exact rounding) as the slow path does", () => {
+    // shortestIs takes such a decimal at once when the significand of the double it reads as exceeds D (the
+    // decimal's unit is then wider than the spacing of doubles there). Random digits at every exponent of
+    // that range, with D above and below the significand (D up to 9e15, significands from 2^52 ~ 4.5e15),
+    // and each one's neighbours a few units away (some not reprs where the unit is the narrower: at q = 3
+    // only 2.4% narrower, which a test of m + 3e14 > D instead of m > D takes wrongly here).
+    const cases = fc.sample(
+      fc.tuple(
+        fc.bigInt({ min: 10n ** 15n, max: 9n * 10n ** 15n - 4n }),
+        fc.integer({ min: -22, max: 22 }),
+        fc.boolean(),
+      ),
+      { seed: seed + 3, numRuns: 15000 },
+    );
+    const tokens = cases.flatMap(([D, q, neg]) =>
+      [0n, 1n, 3n, -1n].map((k) => {
+        const digits = String(D + k).replace(/0+$/, '');
+        return layout(digits, q + 15, neg);
+      }),
+    );
+    const repr = tokens.map((t) => pythonFloatRepr(Number(t)) === t);
+    expect(tokens.filter((t, k) => w.decidesFloat(t) !== repr[k])).toEqual([]);
+    expect(repr.filter(Boolean).length).toBeGreaterThan(20000);
+    expect(repr.filter((v) => !v).length).toBeGreaterThan(2000);
+    // python3's own verdict on a sample of them.
+    const sample = tokens.filter((_, k) => k % 20 === 0);
+    expect(pythonSays(sample)).toEqual(sample.map((t) => w.decidesFloat(t)));
   });
 
   it('decides the boundaries of each layout and rounding tie', () => {
