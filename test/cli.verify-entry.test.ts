@@ -107,6 +107,21 @@ describe('the verify entry runs receipt verify too (no keyless check: the Sigsto
     expect(r.stdout).toMatch(/^OK .*5 steps/);
   });
 
+  test('its output to pipes (stdout and stderr) is written without making their streams (node:net not loaded)', () => {
+    // A pipe's stream loads node:net and its stream machinery, ~3 ms of the process for the two: the verdict is
+    // written to the descriptors themselves. The probe reports with writeSync (process.stderr would make one).
+    const probe = path.join(root, 'probe-net.cjs');
+    writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeSync(2, 'net loaded ' + process.moduleLoadList.includes('NativeModule net') + '\\n'));\n`,
+    );
+    const r = viaBin(['receipt', 'verify', tampered, '--public-key', pub, '--json'], ['-r', probe]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false });
+    expect(r.stderr).toMatch(/^t\.tar:journal\/000000\.jsonl:4: step_hash_mismatch: .*\n/);
+    expect(r.stderr).toContain('net loaded false\n');
+  });
+
   test('a signer to expect (a keyless check) goes to the whole CLI', () => {
     const r = viaBin(
       ['receipt', 'verify', besideBundle, '--certificate-identity', 'i', '--certificate-oidc-issuer', 'o'],
