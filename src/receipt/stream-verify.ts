@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { parallelMinBytes } from '../journal/parallel';
 import { ArchiveScan } from './archive-scan';
@@ -32,9 +32,14 @@ const GZIP_PIECE = 1024 * 1024;
 /**
  * What the inflater hands on at a time. Its stream holds one piece back (16 KB of room), so the inflater, on
  * libuv's threads, waits for this thread to take each one: in 64 KB pieces a 200 MB gzip was ~3,200 such waits and
- * 450 ms; in 1 MB ones 270 ms (4 MB: 320-390 ms, out of cache), the same bytes and memory that does not grow.
+ * 450 ms; in 1 MB ones 270 ms (4 MB then: 320-390 ms, each a fresh buffer out of cache). With the output buffers
+ * used again (./inflate-recycle.ts), 4 MiB: each piece costs this thread a turn of the event loop, the stream's
+ * hand-over and node's allocation of a buffer it drops, and this thread is the critical path (it hashes every
+ * byte): the bench's inflating archive, 210 MB of members, 1 -> 4 MiB was main-thread CPU 175.8 -> 171.4 ms and
+ * the process's 253 -> 242 (medians of 31, interleaved), peak RSS 53 -> 59 MB; 8 MiB no less CPU, a later first
+ * piece and 69 MB.
  */
-const INFLATED_PIECE = 1024 * 1024;
+const INFLATED_PIECE = 4 * 1024 * 1024;
 
 export interface StreamVerifyOptions extends VerifyReceiptOptions {
   /** Compute the file's SHA-256 (what a keyless check needs; default true): false leaves `sha256` undefined. */
@@ -120,7 +125,23 @@ async function streamReceipt(
     return;
   }
   checkGzipHead(first);
-  await inflateInto(gzipPieces(file, { fd, size }, first, maxBytes, hash), maxBytes, scan);
+  const piece = pieceFor(INFLATED_PIECE, inflatedSizeHint(fd, size) ?? INFLATED_PIECE);
+  await inflateInto(gzipPieces(file, { fd, size }, first, maxBytes, hash), { piece, maxBytes }, scan);
+}
+
+/**
+ * What a gzip says it inflates to: its trailer's last 4 bytes (ISIZE, the size modulo 2^32), read where the file
+ * ends; undefined when they cannot be read there (a pipe). Only a hint for the inflater's piece (pieceFor): a small
+ * receipt's gzip is not given a 4 MiB buffer; a trailer that lies costs time (small pieces), never a verdict, and
+ * the inflater checks the real one (its CRC and size) as it always did.
+ */
+function inflatedSizeHint(fd: number, size: number): number | undefined {
+  const trailer = Buffer.alloc(4);
+  try {
+    return size >= 18 && readSync(fd, trailer, 0, 4, size - 4) === 4 ? trailer.readUInt32LE(0) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -187,16 +208,20 @@ function plainInto(
 }
 
 /**
- * Inflates a gzip's pieces into the scan, with the cap on what it inflates to. The pieces are written one at a time
- * (each taken whole before the next): node's inflater stops at a zero byte after a member and ends its output, so
- * where it took fewer bytes than it was given, what it left, and every piece after, is checked by the gzip tail rule
- * (checkGzipTail), never written to an inflater that has ended (that failed the read with "premature close" whenever
- * the padding ran into the next piece).
+ * Inflates a gzip's pieces into the scan, `piece` bytes at a time, with the cap on what it inflates to. The pieces
+ * are written one at a time (each taken whole before the next): node's inflater stops at a zero byte after a member
+ * and ends its output, so where it took fewer bytes than it was given, what it left, and every piece after, is
+ * checked by the gzip tail rule (checkGzipTail), never written to an inflater that has ended (that failed the read
+ * with "premature close" whenever the padding ran into the next piece).
  */
-async function inflateInto(pieces: Iterable<Buffer>, maxBytes: number, scan: ArchiveScan): Promise<void> {
-  const gunzip = createGunzip({ chunkSize: INFLATED_PIECE });
-  // Its full output buffers used again once read (./inflate-recycle.ts): no fresh memory for each inflated MB.
-  const recycled = RecycledOutput.install(gunzip, INFLATED_PIECE);
+async function inflateInto(
+  pieces: Iterable<Buffer>,
+  { piece: outPiece, maxBytes }: { piece: number; maxBytes: number },
+  scan: ArchiveScan,
+): Promise<void> {
+  const gunzip = createGunzip({ chunkSize: outPiece });
+  // Its full output buffers used again once read (./inflate-recycle.ts): no fresh memory for each inflated piece.
+  const recycled = RecycledOutput.install(gunzip, outPiece);
   let out = 0;
   // Our own refusal ends the read: the inflater is destroyed, and ours is the fault.
   let refused: ReceiptFormatError | undefined;
