@@ -701,6 +701,55 @@ describe('keys', () => {
         .toString(),
     );
 
+  it('a PEM public key reads as OpenSSL reads it: in the form OpenSSL writes (read without its decoder) and others', () => {
+    // The form OpenSSL writes is read from its 32 bytes (src/receipt/keys.ts, ed25519SpkiPem); any other spelling
+    // goes to OpenSSL's decoder. Either way the key, or the refusal, is OpenSSL's.
+    const asOpenSsl = (pem: string): string | undefined => {
+      try {
+        const key = createPublicKey({ key: pem, format: 'pem' });
+        const der = key.export({ format: 'der', type: 'spki' });
+        return key.asymmetricKeyType === 'ed25519' ? keyIdOf(der.subarray(der.length - 32)) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const ours = (pem: string): string | undefined => {
+      try {
+        return parsePublicKey(Buffer.from(pem), 'k.pub').keyId;
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        return undefined;
+      }
+    };
+    const keys = [pub.raw];
+    for (let i = 0; i < 8; i++) {
+      const der = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+      keys.push(Buffer.from(der.subarray(der.length - 32)));
+    }
+    for (const raw of keys) {
+      const pem = pemOf(raw).toString();
+      const body = pem.split('\n')[1]!;
+      // The last character with a stray bit set: the same 44 bytes, a spelling OpenSSL never writes.
+      const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+      const stray = body.slice(0, 58) + last[last.indexOf(body[58]!) ^ 1] + '=';
+      for (const variant of [
+        pem,
+        pem.trimEnd(),
+        pem.replaceAll('\n', '\r\n'),
+        `${pem}\n\n`,
+        pem.replace(body, `${body.slice(0, 30)}\n${body.slice(30)}`),
+        pem.replace(body, stray),
+        pem.replace(body, body.slice(4)),
+      ]) {
+        expect([variant, ours(variant)]).toEqual([variant, asOpenSsl(variant)]);
+      }
+      expect(ours(pem)).toBe(keyIdOf(raw));
+    }
+    // Another key of the same length and form (X25519: the same bytes but for its algorithm's OID) is not Ed25519.
+    const x25519 = generateKeyPairSync('x25519').publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    expect([ours(x25519), asOpenSsl(x25519)]).toEqual([undefined, undefined]);
+  });
+
   it('small-order public keys (all eight points, canonical or not, raw or PEM) are refused when loaded', () => {
     // Why: under the identity, a "signature" R = identity, S = 0 verifies any manifest in node:crypto.
     const identity = Buffer.from(SMALL_ORDER[1]!, 'hex');
