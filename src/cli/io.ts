@@ -254,8 +254,8 @@ function isTerminal(fd: number): boolean {
 export function processIO(): CommandIO {
   return {
     ...(isTerminal(1) && process.stdout.columns ? { columns: process.stdout.columns } : {}),
-    out: (line) => writeNow('stdout', `${line}\n`),
-    err: (line) => writeNow('stderr', `${line}\n`),
+    out: (line) => writeLine('stdout', `${line}\n`),
+    err: (line) => writeLine('stderr', `${line}\n`),
     json: (doc) => writeDocument(doc),
     readStdin: (maxBytes) => readToEnd(0, maxBytes),
     stdinBlocks: () => descriptorBlocks(0),
@@ -290,13 +290,13 @@ function writeDocument(doc: unknown): void {
  * Writes to stdout (or stderr) before returning, waiting while a pipe is full (its reader slower than this process):
  * the stream would queue a long document in memory whole (a pipe's writes are asynchronous here). What the stream
  * still holds goes first (order kept). The reader gone (EPIPE) ends the process as exitQuietlyOnClosedPipe does, at
- * once: the rest of a document nobody reads is not made.
+ * once (`readerGone`): the rest of a document nobody reads is not made.
  *
  * A stream Node has not made yet holds nothing, and is not made to write: made, a pipe's stream loads node:net and
  * its stream machinery (stdout's and stderr's together ~3 ms of a `receipt verify` whose output goes to pipes,
  * measured), where the same bytes written to the descriptor are the same output, in the same order.
  */
-function writeNow(name: StdName, text: string): void {
+function writeNow(name: StdName, text: string, readerGone: () => void = () => process.exit(141)): void {
   if (!unmade.has(name) && process[name].writableLength > 0) {
     process[name].write(text);
     return;
@@ -311,7 +311,10 @@ function writeNow(name: StdName, text: string): void {
         sleepMs(1);
         continue;
       }
-      if (code === 'EPIPE') process.exit(141);
+      if (code === 'EPIPE') {
+        readerGone();
+        return;
+      }
       // stderr failing is not said on stderr.
       if (name === 'stdout')
         writeNow('stderr', `stepchain: cannot write the output: ${code ?? (e as Error).message}\n`);
@@ -319,6 +322,23 @@ function writeNow(name: StdName, text: string): void {
     }
   }
 }
+
+/**
+ * A line for stdout or stderr. Its reader gone (EPIPE), the process ends with 141 once the work in hand is done
+ * (the next tick, where the stream's error event ended it before lines were written to the descriptor), not at
+ * once: a reader of stdout still gets the verdict when stderr's went away (`2>` a closed pipe), and what is said on
+ * the other stream is said. Lines for the gone stream are dropped.
+ */
+function writeLine(name: StdName, text: string): void {
+  if (gone.has(name)) return;
+  writeNow(name, text, () => {
+    gone.add(name);
+    process.nextTick(() => process.exit(141));
+  });
+}
+
+/** The standard streams whose reader went away (EPIPE) while a line was written. */
+const gone = new Set<StdName>();
 
 const cutDocuments = new WeakSet<Error>();
 

@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { cliPath } from './helpers/paths';
+import { tempDir } from './helpers/tmp';
+
+/**
+ * Faults found by reviewing today's changes, each a real process. The bin writes a line to the descriptor itself
+ * while Node has not made the stream (src/cli/io.ts): a reader gone from one stream must not take the other
+ * stream's output with it, as it did not when every line went through the stream (whose error came a tick later).
+ */
+const root = tempDir('stepchain-review66-');
+const project = path.join(root, 'p');
+mkdirSync(project);
+const bare: NodeJS.ProcessEnv = { ...process.env, STEPCHAIN_AUDIT: 'off' };
+delete bare.NODE_EXTRA_CA_CERTS;
+// Appended with one checkpoint key and verified with another path, which holds none: verify warns on stderr
+// ("rollback not checked"), then says OK on stdout.
+const appended = spawnSync(process.execPath, [cliPath, 'append', 'a', '--model', 'm', '--prompt', 'p'], {
+  env: { ...bare, STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, 'key-a') },
+  cwd: project,
+  encoding: 'utf8',
+});
+if (appended.status !== 0) throw new Error(`append failed: ${appended.stderr}`);
+const env: NodeJS.ProcessEnv = { ...bare, STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, 'key-b') };
+
+/**
+ * Runs the bin with one of its streams a pipe whose reader has gone (closed before the bin starts: EPIPE on its
+ * first write, no race with a reader that is slow to close), the other captured. python3 makes the pipe: node's
+ * spawn has no bare pipe to give.
+ */
+function withReaderGone(stream: 'stdout' | 'stderr', argv: string[]): { code: number; kept: string } {
+  const script = [
+    'import os, subprocess, sys, json',
+    'r, w = os.pipe(); os.close(r)',
+    `gone = ${JSON.stringify(stream)}`,
+    'p = subprocess.run(sys.argv[1:], stdout=w if gone == "stdout" else subprocess.PIPE,',
+    '    stderr=w if gone == "stderr" else subprocess.PIPE, stdin=subprocess.DEVNULL)',
+    'kept = p.stderr if gone == "stdout" else p.stdout',
+    'print(json.dumps({"code": p.returncode, "kept": kept.decode()}))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, process.execPath, cliPath, ...argv], {
+    env,
+    cwd: project,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`python3 failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as { code: number; kept: string };
+}
+
+describe('a reader gone from one standard stream (EPIPE)', () => {
+  test('stderr gone: the verdict still reaches stdout, the exit is 141 (as when lines went through the stream)', () => {
+    const r = withReaderGone('stderr', ['verify', 'a']);
+    expect(r.kept).toMatch(/^OK .*000000\.jsonl: 1 step, head [0-9a-f]{64}\n$/);
+    expect(r.code).toBe(141);
+  });
+
+  test('stdout gone: the warning said before it is on stderr, no stack trace, exit 141', () => {
+    const r = withReaderGone('stdout', ['verify', 'a']);
+    expect(r.kept).toMatch(/^stepchain: .*warning: rollback not checked: no checkpoint key/);
+    expect(r.kept).not.toMatch(/\n {4}at /);
+    expect(r.code).toBe(141);
+  });
+
+  test('stdout gone under --json: the document is not made, exit 141 at once, stderr quiet', () => {
+    const r = withReaderGone('stdout', ['verify', 'a', '--json']);
+    expect(r.code).toBe(141);
+    expect(r.kept).not.toMatch(/\n {4}at /);
+  });
+});
