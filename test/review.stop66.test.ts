@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
@@ -48,7 +48,7 @@ function withReaderGone(stream: 'stdout' | 'stderr', argv: string[]): { code: nu
   return JSON.parse(r.stdout) as { code: number; kept: string };
 }
 
-describe('a reader gone from one standard stream (EPIPE)', () => {
+describe('one standard stream that cannot be written (its reader gone, a full device)', () => {
   test('stderr gone: the verdict still reaches stdout, the exit is 141 (as when lines went through the stream)', () => {
     const r = withReaderGone('stderr', ['verify', 'a']);
     expect(r.kept).toMatch(/^OK .*000000\.jsonl: 1 step, head [0-9a-f]{64}\n$/);
@@ -66,5 +66,21 @@ describe('a reader gone from one standard stream (EPIPE)', () => {
     const r = withReaderGone('stdout', ['verify', 'a', '--json']);
     expect(r.code).toBe(141);
     expect(r.kept).not.toMatch(/\n {4}at /);
+  });
+
+  test('stderr a full device (/dev/full, ENOSPC): the verdict still reaches stdout, exit 1', () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [cliPath, 'verify', 'a'], {
+        env,
+        cwd: project,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', full],
+      });
+      expect(r.stdout).toMatch(/^OK .*000000\.jsonl: 1 step, head [0-9a-f]{64}\n$/);
+      expect(r.status).toBe(1);
+    } finally {
+      closeSync(full);
+    }
   });
 });

@@ -290,13 +290,17 @@ function writeDocument(doc: unknown): void {
  * Writes to stdout (or stderr) before returning, waiting while a pipe is full (its reader slower than this process):
  * the stream would queue a long document in memory whole (a pipe's writes are asynchronous here). What the stream
  * still holds goes first (order kept). The reader gone (EPIPE) ends the process as exitQuietlyOnClosedPipe does, at
- * once (`readerGone`): the rest of a document nobody reads is not made.
+ * once (`failed`): the rest of a document nobody reads is not made.
  *
  * A stream Node has not made yet holds nothing, and is not made to write: made, a pipe's stream loads node:net and
  * its stream machinery (stdout's and stderr's together ~3 ms of a `receipt verify` whose output goes to pipes,
  * measured), where the same bytes written to the descriptor are the same output, in the same order.
  */
-function writeNow(name: StdName, text: string, readerGone: () => void = () => process.exit(141)): void {
+function writeNow(
+  name: StdName,
+  text: string,
+  failed: (code: string) => void = (code) => endOnFailure(name, code),
+): void {
   if (!unmade.has(name) && process[name].writableLength > 0) {
     process[name].write(text);
     return;
@@ -306,39 +310,41 @@ function writeNow(name: StdName, text: string, readerGone: () => void = () => pr
     try {
       at += writeSync(name === 'stdout' ? 1 : 2, bytes, at);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       if (code === 'EAGAIN') {
         sleepMs(1);
         continue;
       }
-      if (code === 'EPIPE') {
-        readerGone();
-        return;
-      }
-      // stderr failing is not said on stderr.
-      if (name === 'stdout')
-        writeNow('stderr', `stepchain: cannot write the output: ${code ?? (e as Error).message}\n`);
-      process.exit(1);
+      failed(code);
+      return;
     }
   }
 }
 
+/** Ends the process on a failed write, as exitQuietlyOnClosedPipe's handlers do: 141 for EPIPE, else 1. */
+function endOnFailure(name: StdName, code: string): void {
+  if (code === 'EPIPE') process.exit(141);
+  // stderr failing is not said on stderr.
+  if (name === 'stdout') writeNow('stderr', `stepchain: cannot write the output: ${code}\n`);
+  process.exit(1);
+}
+
 /**
- * A line for stdout or stderr. Its reader gone (EPIPE), the process ends with 141 once the work in hand is done
- * (the next tick, where the stream's error event ended it before lines were written to the descriptor), not at
- * once: a reader of stdout still gets the verdict when stderr's went away (`2>` a closed pipe), and what is said on
- * the other stream is said. Lines for the gone stream are dropped.
+ * A line for stdout or stderr. A write that fails (the reader gone, a full disk) ends the process once the work in
+ * hand is done (the next tick, where the stream's error event ended it before lines were written to the
+ * descriptor), not at once: a reader of stdout still gets the verdict when stderr cannot be written (`2>` a closed
+ * pipe or /dev/full), and what is said on the other stream is said. Lines for the failed stream are dropped.
  */
 function writeLine(name: StdName, text: string): void {
-  if (gone.has(name)) return;
-  writeNow(name, text, () => {
-    gone.add(name);
-    process.nextTick(() => process.exit(141));
+  if (failedStreams.has(name)) return;
+  writeNow(name, text, (code) => {
+    failedStreams.add(name);
+    process.nextTick(() => endOnFailure(name, code));
   });
 }
 
-/** The standard streams whose reader went away (EPIPE) while a line was written. */
-const gone = new Set<StdName>();
+/** The standard streams a line could not be written to. */
+const failedStreams = new Set<StdName>();
 
 const cutDocuments = new WeakSet<Error>();
 
