@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Journal, journalDir, journalFile } from '../src/journal';
@@ -29,6 +29,21 @@ const appended = spawnSync(process.execPath, [cliPath, 'append', 'a', '--model',
 });
 if (appended.status !== 0) throw new Error(`append failed: ${appended.stderr}`);
 const env: NodeJS.ProcessEnv = { ...bare, STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, 'key-b') };
+// Its receipt with the step's prompt changed (same length): a step_hash_mismatch line on stderr.
+const tampered = path.join(root, 'tampered.tar');
+const exported = spawnSync(process.execPath, [cliPath, 'export', 'a', '-o', path.join(root, 'r.tar')], {
+  env: { ...bare, STEPCHAIN_CHECKPOINT_KEY_PATH: path.join(root, 'key-a') },
+  cwd: project,
+  encoding: 'utf8',
+});
+if (exported.status !== 0) throw new Error(`export failed: ${exported.stderr}`);
+writeFileSync(
+  tampered,
+  Buffer.from(
+    readFileSync(path.join(root, 'r.tar')).toString('latin1').replace('"prompt":"p"', '"prompt":"q"'),
+    'latin1',
+  ),
+);
 
 /**
  * Runs the bin with one of its streams a pipe whose reader has gone (closed before the bin starts: EPIPE on its
@@ -58,6 +73,13 @@ describe('one standard stream that cannot be written (its reader gone, a full de
   test('stderr gone: the verdict still reaches stdout, the exit is 141 (as when lines went through the stream)', () => {
     const r = withReaderGone('stderr', ['verify', 'a']);
     expect(r.kept).toMatch(/^OK .*000000\.jsonl: 1 step, head [0-9a-f]{64}\n$/);
+    expect(r.code).toBe(141);
+  });
+
+  test('stderr gone under --json: the document after a fault line still reaches stdout, exit 141', () => {
+    // receipt verify names each fault on stderr, then writes the document: both in the same turn of the loop.
+    const r = withReaderGone('stderr', ['receipt', 'verify', tampered, '--json']);
+    expect(JSON.parse(r.kept)).toMatchObject({ ok: false, steps: 1 });
     expect(r.code).toBe(141);
   });
 
