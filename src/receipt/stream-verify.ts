@@ -134,7 +134,7 @@ async function streamReceipt(
  * ends; undefined when they cannot be read there (a pipe), or when they cannot be the whole file's: less than half
  * the file (less a header's room) is not what one deflate member that fills it inflates to (zlib's worst is a few
  * bytes in 64 KiB more), but the last of several members' or zero padding's, and those large gzips were inflated in
- * 64 KiB pieces (a 47 MB gzip of 120 MB in two members: 0.35 s wall, 0.55 so; padded: 0.43, 0.59). Only a hint
+ * 64 KiB pieces (a 47 MB gzip of 120 MB in two members: 0.35 s wall, 0.55 before; padded: 0.43, 0.59). Only a hint
  * for the inflater's piece (pieceFor): a small receipt's gzip is not given a 4 MiB buffer; a trailer that lies
  * costs time (small pieces), never a verdict, and the inflater checks the real one (its CRC and size) as it always
  * did.
