@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeUtf8, encode, JsonFloat, JsonParseError, parse, whyNotText, type JsonValue } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
-import { ensureDir } from '../util/fs';
+import { ensureDir, removeFile } from '../util/fs';
 import { readRegularFile } from '../util/nofollow';
 import { unifiedDiff } from './line-diff';
 
@@ -183,7 +183,7 @@ export function writeHookFile(plan: WritePlan): void {
     writeFileSync(tmp, plan.after, { flag: 'wx', mode });
     renameSync(tmp, plan.file);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    removeFile(tmp);
     if (isOsError(e)) throw osError(e, plan.file, 'cannot write');
     throw e;
   }
@@ -201,5 +201,5 @@ export function writeOwnHookFile(plan: WritePlan): void {
   }
   refuseLinksTo(plan.file, plan.root);
   assertUnchanged(plan);
-  rmSync(plan.file, { force: true });
+  removeFile(plan.file);
 }

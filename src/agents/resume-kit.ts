@@ -1,6 +1,6 @@
 import { tornTailOption } from '../util/chain-file';
 import { constants } from 'node:buffer';
-import { closeSync, existsSync, fsyncSync, openSync, rmdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { isJsonObject } from '../canonical';
 import { InputError, IntegrityError, isOsError, osError } from '../errors';
@@ -8,7 +8,7 @@ import { createFork, type ForkResult } from '../forks/fork';
 import { readSessionFile, sessionFile, worktreesDir } from '../forks/names';
 import { removeFork } from '../forks/remove';
 import { Cas, casDir, journalFile, VerifiedSteps, type StepRow } from '../journal';
-import { fsyncDir, writeAll } from '../util/fs';
+import { fsyncDir, removeFile, writeAll } from '../util/fs';
 import { sha256Hex } from '../util/hash';
 import { openRegularFile, readRegularFile } from '../util/nofollow';
 import { plural } from '../util/words';
@@ -119,7 +119,7 @@ export function writeConversationCopy(target: string, bytes: Uint8Array, what: s
     fsyncSync(fd);
   } catch (e) {
     closeSync(fd);
-    rmSync(target, { force: true });
+    removeFile(target);
     if (isOsError(e)) throw osError(e, target, 'cannot write');
     throw e;
   }

@@ -1,8 +1,8 @@
-import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { encode, isJsonObject, parseBytes, type JsonObject, type JsonValue } from '../canonical';
-import { ensureDir } from '../util/fs';
+import { ensureDir, removeFile } from '../util/fs';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
 import { readRegularFile } from '../util/nofollow';
 import { runtimeDir } from '../journal';
@@ -98,7 +98,7 @@ export function writeAgentSessionState(root: string, agent: string, sessionId: s
     writeFileSync(tmp, `${encode(doc)}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
     renameSync(tmp, file);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    removeFile(tmp);
     throw e;
   }
 }

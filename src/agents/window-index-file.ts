@@ -7,11 +7,10 @@ import {
   lstatSync,
   openSync,
   renameSync,
-  rmSync,
   unlinkSync,
 } from 'node:fs';
 import path from 'node:path';
-import { ensureDir, readRange, writeAll } from '../util/fs';
+import { ensureDir, readRange, removeFile, writeAll } from '../util/fs';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
 import { openRegularFile } from '../util/nofollow';
 
@@ -244,10 +243,10 @@ export function writeIndex(
     }
     // Not a rename over the old index: ext4 flushes a file replaced that way (auto_da_alloc), which would cost a
     // hook call more than the read it saves. A reader between the two finds no index and reads the window whole.
-    rmSync(indexFile, { force: true });
+    removeFile(indexFile);
     renameSync(tmp, indexFile);
   } catch {
-    rmSync(tmp, { force: true });
+    removeFile(tmp);
     return;
   }
   removeEarlierFormat(indexFile);

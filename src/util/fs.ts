@@ -85,6 +85,19 @@ export function replacesFile(a: string, b: string): boolean {
   return dir !== undefined && dir === id(path.dirname(b), true);
 }
 
+/**
+ * Removes the file (or link) at `p`; nothing there is no error. What `rmSync(p, { force: true })` does for a file,
+ * without it: Node 20's rmSync loads its recursive remover (a module of its own) on every first use, a cost on the
+ * hook calls that drop a pending payload or rewrite an index. A directory at `p` is an error, as it is for rmSync.
+ */
+export function removeFile(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
 /** Whether anything (a FIFO, a dangling link too) is at `p`: lstat, never following. */
 export function lexists(p: string): boolean {
   try {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runtimeDir } from '../../journal';
-import { cleanDeadTemps, ensureDir, tempPath } from '../../util/fs';
+import { cleanDeadTemps, ensureDir, removeFile, tempPath } from '../../util/fs';
 import { assertSafeId } from '../../util/ids';
 import { tryLock } from '../../util/lock';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../util/modes';
@@ -50,7 +50,7 @@ function writeWhole(file: string, bytes: Uint8Array): void {
     pausePoint('gemini:pending-staged');
     renameSync(tmp, file);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    removeFile(tmp);
     throw e;
   }
 }
@@ -121,7 +121,7 @@ export function anyPending(root: string, sessionId: string): boolean {
 }
 
 export function dropPending(p: Pending): void {
-  rmSync(p.file, { force: true });
+  removeFile(p.file);
 }
 
 export function transcriptIndexFile(root: string, sessionId: string): string {
