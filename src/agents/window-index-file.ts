@@ -1,14 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  renameSync,
-  unlinkSync,
-} from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, openSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDir, readRange, removeFile, writeAll } from '../util/fs';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/modes';
