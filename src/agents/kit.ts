@@ -2,7 +2,7 @@ import { tornTailOption } from '../util/chain-file';
 import path from 'node:path';
 import type { JsonValue } from '../canonical';
 import { asStepchainError } from '../errors';
-import { Cas, casDir, journalDir, type StepInput } from '../journal';
+import { Cas, casDir, journalDir, type JournalOptions, type StepInput } from '../journal';
 import { recordStep } from '../record';
 import { recordObserved, type ObservedItem, type Payload } from '../runs';
 import { parseHookPayload, type HookPayload } from './claude/payload';
@@ -55,11 +55,12 @@ export class SessionRecorder {
    * Appends one step. A number JSON cannot write in it (./non-finite.ts) is written as a string, with a warning,
    * rather than the tool call lost. On failure the payload is kept in the CAS, where the operator can find it.
    */
-  step(step: StepInput, journal = this.journal): boolean {
-    const first = this.append(step, journal);
+  step(step: StepInput, journal = this.journal, beforeWrite?: JournalOptions['beforeWrite']): boolean {
+    const first = this.append(step, journal, beforeWrite);
     if (first === true) return true;
     const fixed = withWritableNumbers(step);
-    if (fixed === undefined || this.append(fixed.step, journal) !== true) return this.refused(step, journal, first);
+    if (fixed === undefined || this.append(fixed.step, journal, beforeWrite) !== true)
+      return this.refused(step, journal, first);
     this.out.warnings.push(
       `${journal}: ${fixed.fields.join(', ')}: a number JSON cannot write (NaN or an infinity) recorded as a string; ` +
         "the payload as sent is the step's input",
@@ -68,12 +69,17 @@ export class SessionRecorder {
   }
 
   /** One attempt at appending: true, or what was thrown. */
-  private append(step: StepInput, journal: string): true | { error: unknown } {
+  private append(
+    step: StepInput,
+    journal: string,
+    beforeWrite: JournalOptions['beforeWrite'],
+  ): true | { error: unknown } {
     try {
       const deferred = this.options.deferSnapshots;
       const r = recordStep(journalDir(this.root, journal), step, {
         root: this.root,
         env: this.options.env,
+        ...(beforeWrite === undefined ? {} : { beforeWrite }),
         ...(this.options.snapshot === false ? { snapshot: false } : {}),
         ...(deferred === undefined ? {} : { deferSnapshots: deferred }),
         ...this.notices(),

@@ -39,6 +39,13 @@ export interface JournalOptions {
   env?: NodeJS.ProcessEnv;
   /** Told whenever a torn tail is moved aside (default: one line on stderr). */
   onTornTail?: (m: TornTailMoved) => void;
+  /**
+   * Told the rows an append is about to write (their seq and hashes fixed), under the journal's lock, before a byte
+   * of them is written; what it throws stops the append, nothing written. For a caller that must leave a mark of
+   * what it appends, one a crash between its append and its own next write cannot leave ambiguous (the Gemini CLI
+   * hook's pending payloads: src/agents/gemini/pending.ts).
+   */
+  beforeWrite?: (rows: readonly StepRow[]) => void;
 }
 
 /** One step to append. The input blob is stored in the CAS and hashed into `input_hash`. */
@@ -142,6 +149,7 @@ export class Journal {
   private readonly root: string | undefined;
   private readonly chain: ChainFile<ChainState>;
   private readonly format: JournalFormat;
+  private readonly beforeWrite: ((rows: readonly StepRow[]) => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -154,6 +162,7 @@ export class Journal {
     this.root = projectRootOf(dir);
     this.cas = options.cas ?? (this.root === undefined ? undefined : new Cas(casDir(this.root), durable));
     this.format = new JournalFormat(dir, this.file, this.root, env);
+    this.beforeWrite = options.beforeWrite;
     this.chain = new ChainFile(this.format, {
       durable,
       env,
@@ -209,7 +218,11 @@ export class Journal {
   private appendValid(steps: StepInput[], valid: ValidStep[]): StepRow[] {
     // Blobs are stored before the row is written, so a row never names a missing blob.
     const prepared = steps.map((s, i) => this.store(s, valid[i]!));
-    return this.chain.append((state) => chainRows(this.file, state, prepared)).result!;
+    return this.chain.append((state) => {
+      const planned = chainRows(this.file, state, prepared);
+      this.beforeWrite?.(planned.result);
+      return planned;
+    }).result!;
   }
 
   /** Creates the journal's directory (owner-only), never resurrecting a removed fork's worktree. */

@@ -12,11 +12,12 @@ import { shellExitCode } from './exit-code';
 import {
   addPending,
   anyPending,
-  dropPending,
   listPending,
+  markRecording,
   readPrompt,
   journalIndexFile,
   transcriptIndexFile,
+  settleRecordings,
   takeFlushLock,
   writePrompt,
   type Pending,
@@ -243,6 +244,8 @@ function flushPending(
   final: boolean,
   startEarly?: () => void,
 ): void {
+  // What a flush killed mid-step left: settled first (its step appended, or its payload pending again).
+  settleRecordings(root, p.sessionId, journalFile(root, rec.journal));
   const pending = listPending(root, p.sessionId);
   if (pending.length === 0) return;
   startEarly?.();
@@ -287,7 +290,7 @@ function flushPending(
     const at = open.findIndex((w) => key(w.payload!) === call.key);
     if (at < 0) continue;
     const [w] = open.splice(at, 1);
-    if (rec.step(geminiToolStep(w!.payload!, call, prompt))) dropPending(w!.f);
+    recordPending(rec, w!.f, geminiToolStep(w!.payload!, call, prompt), options.env);
     seen.add(call.id);
   }
   if (!final) return;
@@ -295,6 +298,17 @@ function flushPending(
     rec.out.warnings.push(
       `${w.f.file}: no call in the transcript for this ${field(w.payload!, 'tool_name') ?? 'tool'} call; recorded with id null`,
     );
-    if (rec.step(geminiToolStep(w.payload!, undefined, prompt))) dropPending(w.f);
+    recordPending(rec, w.f, geminiToolStep(w.payload!, undefined, prompt), options.env);
   }
+}
+
+/** Appends a pending payload's step, the payload marked while it is (./pending.ts `markRecording`), then dropped. */
+function recordPending(rec: SessionRecorder, f: Pending, step: StepInput, env: NodeJS.ProcessEnv | undefined): void {
+  const mark = markRecording(f, env);
+  if (!rec.step(step, undefined, (rows) => mark.to(rows[0]!.seq))) {
+    mark.undo();
+    return;
+  }
+  pausePoint('gemini:step-appended', env);
+  mark.done();
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runtimeDir } from '../../journal';
-import { cleanDeadTemps, ensureDir, removeFile, tempPath } from '../../util/fs';
+import { readVerifiedJournal, runtimeDir, type StepRow } from '../../journal';
+import { cleanDeadTemps, ensureDir, pathKind, removeFile, tempPath } from '../../util/fs';
+import { sha256Hex } from '../../util/hash';
 import { assertSafeId } from '../../util/ids';
 import { tryLock } from '../../util/lock';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../util/modes';
@@ -117,11 +118,82 @@ export function anyPending(root: string, sessionId: string): boolean {
   } catch {
     return false;
   }
-  return names.some((n) => n.endsWith('.json') && !n.startsWith('.'));
+  return names.some((n) => !n.startsWith('.') && (n.endsWith('.json') || RECORDING.test(n)));
 }
 
-export function dropPending(p: Pending): void {
-  removeFile(p.file);
+/**
+ * A pending payload whose step is being appended is renamed `<name>.<seq>.recording` first, `seq` the row its step
+ * is about to be (told under the journal's lock, before the row is written: `JournalOptions.beforeWrite`), and
+ * removed once the step is in. A flush killed between the append and the removal (Gemini CLI stops a hook that
+ * outlives its timeout) used to leave the payload pending: the next flush found its call already in the journal and
+ * left it, and the session's last flush recorded it again, id null. The mark says which row would be its step, so
+ * whoever finds the mark (`settleRecordings`) knows, not guesses: two byte-identical payloads (parallel calls alike,
+ * in the same millisecond) are still two calls.
+ */
+const RECORDING = /^(.+\.json)\.([0-9]{1,15})\.recording$/;
+
+/** The marks a pending payload goes through while its step is appended (`markRecording`). */
+export interface RecordingMark {
+  /** Renames the payload to the mark of row `seq` (again, for a second attempt: it is where the last one left it). */
+  to(seq: number): void;
+  /** The step is in: the mark goes. */
+  done(): void;
+  /** The step is not in: the payload is pending again, as it was. */
+  undo(): void;
+}
+
+export function markRecording(p: Pending, env: NodeJS.ProcessEnv = process.env): RecordingMark {
+  let at = p.file;
+  return {
+    to(seq) {
+      const next = `${p.file}.${seq}.recording`;
+      if (next === at) return;
+      renameSync(at, next);
+      at = next;
+      pausePoint('gemini:step-marked', env);
+    },
+    done() {
+      removeFile(at);
+    },
+    undo() {
+      if (at !== p.file) renameSync(at, p.file);
+      at = p.file;
+    },
+  };
+}
+
+/**
+ * The marks a killed flush left, settled before a flush lists what is pending (under the flush lock): a mark whose
+ * row is in the journal (`seq` there, its input_hash the payload's SHA-256) is removed, its step appended; any other
+ * is pending again. The journal is read only when a mark is there (a kill's leftovers: rare), and verified: one that
+ * does not verify leaves the marks as they are (the flush fails, and says why).
+ */
+export function settleRecordings(root: string, sessionId: string, journal: string): void {
+  const dir = path.join(sessionDir(root, sessionId), 'pending');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => RECORDING.test(n));
+  } catch {
+    return;
+  }
+  if (names.length === 0) return;
+  const rows = journalRows(journal);
+  for (const name of names) {
+    const [, pending, seq] = RECORDING.exec(name)!;
+    const file = path.join(dir, name);
+    const bytes = readRegularFile(file, { maxBytes: MAX_PENDING_BYTES });
+    if (bytes === undefined) continue;
+    const row = rows[Number(seq)];
+    if (row !== undefined && row.input_hash === sha256Hex(bytes)) removeFile(file);
+    else renameSync(file, path.join(dir, pending!));
+  }
+}
+
+/** The rows of a journal (none: no journal yet), its chain verified: a fault throws. */
+function journalRows(file: string): StepRow[] {
+  if (pathKind(file) === undefined) return [];
+  const read = readVerifiedJournal(file);
+  return read.entries.map((e) => e.row);
 }
 
 export function transcriptIndexFile(root: string, sessionId: string): string {

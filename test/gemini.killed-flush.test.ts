@@ -1,0 +1,94 @@
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { journalFile, readVerifiedJournal } from '../src/journal';
+import { cli } from './helpers/cli';
+import { cliPaused } from './helpers/proc';
+import { identifiedProject } from './helpers/record';
+import { freshDir, tempDir } from './helpers/tmp';
+
+// A Gemini CLI hook call that turns pending tool calls into steps (src/agents/gemini/hook.ts, `flushPending`) can
+// be killed anywhere (Gemini CLI stops a hook that outlives its timeout). Killed between a step's append and the
+// removal of its pending payload, it used to leave the payload pending: the next flush found its call in the
+// journal and left it there, and the session's last flush recorded it again with id null (the call twice, the
+// second claiming the transcript did not name it). With two byte-identical payloads (parallel calls of the same
+// command in one millisecond), the second call was paired with the first's stale payload and itself recorded with
+// id null. Whatever the point of the kill, each call is recorded once, with its id.
+
+const tmp = tempDir('stepchain-gemini-killed-');
+const SID = 'cccccccc-bbbb-4ccc-8ddd-eeeeeeeeeeee';
+
+interface Session {
+  root: string;
+  env: Record<string, string>;
+  chat: string;
+}
+
+function session(name: string): Session {
+  const root = identifiedProject(freshDir(tmp, `p-${name}`));
+  const home = freshDir(tmp, `home-${name}`);
+  const chat = path.join(home, '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
+  mkdirSync(path.dirname(chat), { recursive: true });
+  writeFileSync(chat, '');
+  return { root, chat, env: { HOME: home, XDG_STATE_HOME: freshDir(tmp, `state-${name}`), GEMINI_PROJECT_DIR: root } };
+}
+
+function payload(s: Session, event: string, more: Record<string, unknown> = {}): string {
+  return JSON.stringify({ session_id: SID, transcript_path: s.chat, cwd: s.root, hook_event_name: event, ...more });
+}
+
+/** An AfterTool payload of `echo a`: the same bytes each time (the same millisecond, the same output). */
+function afterTool(s: Session): string {
+  return payload(s, 'AfterTool', {
+    timestamp: '2026-12-03T00:00:00.000Z',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'echo a' },
+    tool_response: { llmContent: 'a' },
+  });
+}
+
+function hook(s: Session, input: string): string {
+  const r = cli(['hook', 'gemini', '--no-snapshot'], { cwd: s.root, input, env: s.env });
+  expect(r.code).toBe(0);
+  return r.stderr;
+}
+
+/** The session's steps, the chain verified: each call's id. */
+function stepIds(s: Session): (string | null)[] {
+  const read = readVerifiedJournal(journalFile(s.root, `gemini-${SID}`));
+  return read.entries.map((e) => (e.row.tool_call as { id: string | null }).id);
+}
+
+const pendingDir = (s: Session): string => path.join(s.root, '.sdd', 'runtime', 'gemini', SID, 'pending');
+
+describe.each([
+  ['after its step was appended', 'gemini:step-appended'],
+  ['with its payload marked, before its row was written', 'gemini:step-marked'],
+])('a flush killed %s', (_name, stage) => {
+  test.each([
+    [1, 'one call'],
+    [2, 'two calls of the same bytes'],
+  ])('%i: %s, each recorded once, with its id', async (calls) => {
+    const s = session(`${stage.slice(11)}-${calls}`);
+    for (let i = 0; i < calls; i++) hook(s, afterTool(s));
+    const ids = Array.from({ length: calls }, (_, i) => `call_${i}`);
+    for (const id of ids)
+      appendFileSync(
+        s.chat,
+        `${JSON.stringify({ id: `m_${id}`, type: 'gemini', model: 'g', content: '', toolCalls: [{ id, name: 'run_shell_command', args: { command: 'echo a' }, status: 'success' }] })}\n`,
+      );
+    const killed = await cliPaused(['hook', 'gemini', '--no-snapshot'], stage, {
+      cwd: s.root,
+      input: payload(s, 'PreCompress', { trigger: 'auto' }),
+      env: s.env,
+    });
+    await killed.kill();
+    // The next model call's flush, then the turn's end (the last flush: what is still pending is recorded anyway).
+    const said = [
+      hook(s, payload(s, 'PreCompress', { trigger: 'auto' })),
+      hook(s, payload(s, 'AfterAgent', { prompt: 'p', prompt_response: 'r' })),
+    ].join('');
+    expect(said).not.toMatch(/no call in the transcript/);
+    expect(stepIds(s)).toEqual(ids);
+    expect(readdirSync(pendingDir(s))).toEqual([]);
+  });
+});
