@@ -181,7 +181,12 @@ export function settleRecordings(root: string, sessionId: string, journal: strin
   for (const name of names) {
     const [, pending, seq] = RECORDING.exec(name)!;
     const file = path.join(dir, name);
-    const bytes = readRegularFile(file, { maxBytes: MAX_PENDING_BYTES });
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readRegularFile(file, { maxBytes: MAX_PENDING_BYTES });
+    } catch {
+      continue; // not a regular file (a link, a FIFO): never read through, left as listPending leaves one
+    }
     if (bytes === undefined) continue;
     const row = rows[Number(seq)];
     if (row !== undefined && row.input_hash === sha256Hex(bytes)) removeFile(file);
