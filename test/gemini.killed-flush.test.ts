@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli } from './helpers/cli';
@@ -91,4 +91,21 @@ describe.each([
     expect(stepIds(s)).toEqual(ids);
     expect(readdirSync(pendingDir(s))).toEqual([]);
   });
+});
+
+test('a mark that is a link is never read through, and stops no flush', () => {
+  const s = session('link');
+  hook(s, afterTool(s));
+  appendFileSync(
+    s.chat,
+    `${JSON.stringify({ id: 'm', type: 'gemini', model: 'g', content: '', toolCalls: [{ id: 'call_0', name: 'run_shell_command', args: { command: 'echo a' }, status: 'success' }] })}\n`,
+  );
+  const outside = path.join(tmp, 'outside.json');
+  writeFileSync(outside, afterTool(s));
+  symlinkSync(outside, path.join(pendingDir(s), '000000000000000-x.json.0.recording'));
+  hook(s, payload(s, 'PreCompress', { trigger: 'auto' }));
+  hook(s, payload(s, 'AfterAgent', { prompt: 'p', prompt_response: 'r' }));
+  expect(stepIds(s)).toEqual(['call_0']);
+  expect(readdirSync(pendingDir(s))).toEqual(['000000000000000-x.json.0.recording']);
+  expect(readFileSync(outside, 'utf8')).toBe(afterTool(s));
 });
