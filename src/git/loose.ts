@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { closeSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
 import { makeDirsBelow, readRegularFile, regularFileExists } from '../util/nofollow';
 import { looseMissing, PackedRefs, withPackedRefs } from './packed-refs';
 import { refDirectories } from './ref-name';
+import { deflateStored, inflate } from './zlib-small';
 
 /**
  * What a snapshot writes and reads of a repository without starting git, each a few hundred bytes: the commit
- * object and the trees ./index-tree.ts builds (loose objects: `<type> <size>\0<body>`, zlib-deflated, named by
- * their SHA-1), the snapshot's ref (a loose
+ * object and the trees ./index-tree.ts builds (loose objects: `<type> <size>\0<body>` in zlib's format, stored
+ * uncompressed as git writes them with core.looseCompression=0 (./zlib-small.ts says why), named by their SHA-1),
+ * the snapshot's ref (a loose
  * ref, written under git's own lock file protocol), and, to tell whether a step changed anything, the tree a loose
  * commit names. An agent's hook starts git for each of these otherwise (three processes per step).
  *
@@ -171,7 +172,7 @@ export function writeLooseObject(repo: LooseRepo, type: 'commit' | 'tree', body:
     return undefined;
   }
   try {
-    const z = deflateSync(raw);
+    const z = deflateStored(raw);
     for (let at = 0; at < z.length;) at += writeSync(fd, z, at, z.length - at);
   } catch {
     closeSync(fd);
@@ -191,15 +192,20 @@ export function writeLooseObject(repo: LooseRepo, type: 'commit' | 'tree', body:
   return oid;
 }
 
+/** The largest loose object read here (a tree of over a million entries): a larger one is git's. */
+const MAX_LOOSE_OBJECT = 1 << 26;
+
 /**
  * A loose object's type and body, checked against its id; undefined when it is not stored loose (packed, or in an
- * alternate: git can answer). Throws when the file is there but is not that object.
+ * alternate: git can answer). Throws when the file is there but is not that object, as git reads it: bytes after
+ * the zlib stream's end included (git: "garbage at end of loose object"; zlib alone would ignore them).
  */
 export function readLooseObject(commonDir: string, oid: string): { type: string; body: Buffer } | undefined {
   if (!OID.test(oid)) return undefined;
   const bytes = readRegularFile(path.join(commonDir, 'objects', oid.slice(0, 2), oid.slice(2)));
   if (bytes === undefined) return undefined;
-  const raw = inflateSync(bytes);
+  const { data: raw, end } = inflate(bytes, MAX_LOOSE_OBJECT);
+  if (end !== bytes.length) throw new Error(`loose object ${oid}: garbage at its end`);
   if (createHash('sha1').update(raw).digest('hex') !== oid) throw new Error(`loose object ${oid}: corrupt`);
   const nul = raw.indexOf(0);
   const m = nul < 0 ? null : /^([a-z]+) (\d+)$/.exec(raw.toString('latin1', 0, nul));

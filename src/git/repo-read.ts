@@ -1,10 +1,10 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
 import { READ_FLAGS, readUnder } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
 import { looseMissing, withPackedRefs } from './packed-refs';
+import { inflate } from './zlib-small';
 
 /** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
 export interface RepoInfo {
@@ -209,7 +209,9 @@ function isCommit(gitDir: string, oid: string): boolean {
   }
   const loose = readUnder(gitDir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`, MAX_COMMIT);
   if (loose.kind !== 'file') return false;
-  const raw = inflateSync(loose.bytes, { maxOutputLength: MAX_COMMIT });
+  const { data: raw, end } = inflate(loose.bytes, MAX_COMMIT);
+  // Bytes after the stream: git refuses the object ("garbage at end of loose object"), zlib alone would not.
+  if (end !== loose.bytes.length) return false;
   const nul = raw.indexOf(0);
   if (nul < 0 || raw.toString('latin1', 0, nul) !== `commit ${raw.length - nul - 1}`) return false;
   return isCommitBody(oid, raw.subarray(nul + 1));
@@ -272,7 +274,8 @@ function packedCommit(file: string, offset: number): Buffer | undefined {
     if (want <= 0) return undefined;
     const compressed = Buffer.alloc(want);
     if (readSync(fd, compressed, 0, want, offset + i) !== want) return undefined;
-    const body = inflateSync(compressed, { maxOutputLength: Math.max(size, 1) });
+    // What follows the stream is the pack's next object.
+    const body = inflate(compressed, size).data;
     return body.length === size ? body : undefined;
   } finally {
     closeSync(fd);
