@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, readFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { commitBody, readLooseObject, writeLooseObject } from '../src/git/loose';
 import { readRepoInfo } from '../src/git/repo-read';
@@ -43,6 +43,25 @@ test('git reads the trees and commit written stored, small and past one 65,535-b
   git(root, ['update-ref', 'refs/heads/side', commit]);
   git(root, ['fsck', '--strict', '--no-dangling']);
   expect(readLooseObject(loose.commonDir, big)!.body.length).toBe(3000 * 33);
+});
+
+test('an object under 64 KiB is byte for byte what git writes with core.looseCompression=0', () => {
+  const root = repo();
+  const loose = { commonDir: path.join(root, '.git'), ident: IDENT };
+  const head = git(root, ['rev-parse', 'HEAD']);
+  const tree = git(root, ['rev-parse', 'HEAD^{tree}']);
+  const bodies = {
+    tree: Buffer.concat([Buffer.from('40000 dir\0'), Buffer.from(tree, 'hex')]),
+    commit: commitBody(tree, head, IDENT, 1765000000, 'step\n'),
+  };
+  for (const type of ['tree', 'commit'] as const) {
+    const oid = writeLooseObject(loose, type, bodies[type])!;
+    const ours = readFileSync(objectFile(root, oid));
+    unlinkSync(objectFile(root, oid));
+    const args = ['-c', 'core.looseCompression=0', 'hash-object', '-w', '-t', type, '--stdin'];
+    expect(execFileSync('git', args, { cwd: root, input: bodies[type], encoding: 'utf8' }).trim()).toBe(oid);
+    expect(readFileSync(objectFile(root, oid)).equals(ours)).toBe(true);
+  }
 });
 
 test('a loose object with a byte after its stream: git refuses it, and so does stepchain', () => {
