@@ -248,12 +248,19 @@ describe('the launcher', () => {
       expect(files).toEqual([expect.stringMatching(/^hook\+text-[0-9a-f]{32}-/)]);
       return path.join(dir, files[0]!);
     };
-    /** The cache file's paths (between the text and the code, each after a NUL) and its bytes. */
+    /**
+     * The cache file's paths (between the text and the code, each after a NUL; empty lines pad the list) and its
+     * bytes. Its code starts 8-byte aligned (V8 copies code that is not, before it reads it).
+     */
     const read = (file: string) => {
       const bytes = readFileSync(file);
       const at = bytes.indexOf(0);
       const end = bytes.indexOf(0, at + 1);
-      return { paths: bytes.toString('latin1', at + 1, end).split('\n'), bytes };
+      expect((end + 1) % 8).toBe(0);
+      const listed = bytes.toString('latin1', at + 1, end);
+      // The pad is a few empty lines at the list's end, never between paths (a start passes over it).
+      expect(listed).toMatch(/^([\x20-\x7e]+(\n[\x20-\x7e]+)*)?\n{0,7}$/);
+      return { paths: listed.split('\n').filter((p) => p !== ''), bytes };
     };
     const state = fresh();
     const file = take(state, 'a1');
