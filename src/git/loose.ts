@@ -208,7 +208,9 @@ export function readLooseObject(commonDir: string, oid: string): { type: string;
   if (end !== bytes.length) throw new Error(`loose object ${oid}: garbage at its end`);
   if (createHash('sha1').update(raw).digest('hex') !== oid) throw new Error(`loose object ${oid}: corrupt`);
   const nul = raw.indexOf(0);
-  const m = nul < 0 ? null : /^([a-z]+) (\d+)$/.exec(raw.toString('latin1', 0, nul));
+  // The size in canonical decimal, as git's parse_loose_header takes it: `commit 0123` is refused by git ("unable
+  // to parse ... header") though it hashes to its name, so it is refused here too.
+  const m = nul < 0 ? null : /^([a-z]+) (0|[1-9][0-9]*)$/.exec(raw.toString('latin1', 0, nul));
   if (m === null || Number(m[2]) !== raw.length - nul - 1) throw new Error(`loose object ${oid}: corrupt`);
   return { type: m[1]!, body: raw.subarray(nul + 1) };
 }
