@@ -302,3 +302,32 @@ test('a pack entry whose size lies, and HEAD in two packs: git refuses or choose
   expect(git(root, ['rev-parse', 'HEAD^{commit}'])).toBe(head);
   expect(readRepoInfo(root)).toBeUndefined();
 });
+
+test('a loose tree past 32 KiB (inflated by zlib): read as git reads it, refused with a byte after its stream', () => {
+  const root = repo();
+  const commonDir = path.join(root, '.git');
+  // Entries naming 3,000 distinct ids (a tree's bytes are mostly ids, which do not compress).
+  const body = Buffer.concat(
+    Array.from({ length: 3000 }, (_, i) =>
+      Buffer.concat([
+        Buffer.from(`100644 f${String(i).padStart(4, '0')}\0`),
+        createHash('sha1').update(`${i}`).digest(),
+      ]),
+    ),
+  );
+  // Written by git (level 1), past the bound.
+  const oid = execFileSync('git', ['hash-object', '-w', '-t', 'tree', '--stdin'], { cwd: root, input: body })
+    .toString()
+    .trim();
+  const file = objectFile(root, oid);
+  expect(readFileSync(file).length).toBeGreaterThan(1 << 15);
+  expect(readLooseObject(commonDir, oid)).toEqual({ type: 'tree', body });
+  chmodSync(file, 0o644);
+  writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from([0])]));
+  expect(() => git(root, ['cat-file', '-p', oid])).toThrow(/garbage at end of loose object/);
+  expect(() => readLooseObject(commonDir, oid)).toThrow(/garbage/);
+  // One byte fewer: cut inside the Adler-32, refused by both.
+  writeFileSync(file, readFileSync(file).subarray(0, -2));
+  expect(() => git(root, ['cat-file', '-p', oid])).toThrow();
+  expect(() => readLooseObject(commonDir, oid)).toThrow();
+});

@@ -3,7 +3,8 @@
  * (loose, or from a pack after `git gc`) and writes a snapshot's trees and commit on every tool call, and loading
  * node:zlib and its first calls cost the hook ~1.8 ms of its main thread, these ~0.4 ms (measured in the hook, in V8's
  * interpreter: a large object is slower here than in zlib, ~5 ms for a first 64 KiB, ~0.25 ms warm). Written from
- * the RFCs; node:zlib stays for everything large (receipts, archives, the proxy).
+ * the RFCs; node:zlib stays for everything large (receipts, archives, the proxy, a loose object past 32 KiB:
+ * ./loose.ts).
  *
  * `inflate` accepts exactly what zlib's inflate (node's inflateSync) accepts, with the same output
  * (test/git.zlib-small.test.ts checks it against node's): the same header rules (method 8, window <= 32 KiB, the check bits, no preset
