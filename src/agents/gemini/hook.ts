@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../canonical';
 import { journalFile, readVerifiedJournal, type StepInput } from '../../journal';
+import { tornTailOption } from '../../util/chain-file';
 import { checkpointKey } from '../../util/checkpoint';
 import { pathKind } from '../../util/fs';
 import { pausePoint } from '../../util/pause';
@@ -245,7 +246,7 @@ function flushPending(
   startEarly?: () => void,
 ): void {
   // What a flush killed mid-step left: settled first (its step appended, or its payload pending again).
-  settleRecordings(root, p.sessionId, journalFile(root, rec.journal));
+  settleRecordings(root, p.sessionId, rec.journal, { env: options.env, ...tornTailOption(options) });
   const pending = listPending(root, p.sessionId);
   if (pending.length === 0) return;
   startEarly?.();

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readVerifiedJournal, runtimeDir, type StepRow } from '../../journal';
+import {
+  Journal,
+  journalDir,
+  journalFile,
+  readVerifiedJournal,
+  runtimeDir,
+  type JournalOptions,
+  type StepRow,
+} from '../../journal';
 import { cleanDeadTemps, ensureDir, pathKind, removeFile, tempPath } from '../../util/fs';
 import { sha256Hex } from '../../util/hash';
 import { assertSafeId } from '../../util/ids';
@@ -168,7 +176,12 @@ export function markRecording(p: Pending, env: NodeJS.ProcessEnv = process.env):
  * is pending again. The journal is read only when a mark is there (a kill's leftovers: rare), and verified: one that
  * does not verify leaves the marks as they are (the flush fails, and says why).
  */
-export function settleRecordings(root: string, sessionId: string, journal: string): void {
+export function settleRecordings(
+  root: string,
+  sessionId: string,
+  journal: string,
+  options: Pick<JournalOptions, 'env' | 'onTornTail'> = {},
+): void {
   const dir = path.join(sessionDir(root, sessionId), 'pending');
   let names: string[];
   try {
@@ -177,7 +190,7 @@ export function settleRecordings(root: string, sessionId: string, journal: strin
     return;
   }
   if (names.length === 0) return;
-  const rows = journalRows(journal);
+  const rows = journalRows(root, journal, options);
   for (const name of names) {
     const [, pending, seq] = RECORDING.exec(name)!;
     const file = path.join(dir, name);
@@ -194,11 +207,16 @@ export function settleRecordings(root: string, sessionId: string, journal: strin
   }
 }
 
-/** The rows of a journal (none: no journal yet), its chain verified: a fault throws. */
-function journalRows(file: string): StepRow[] {
+/**
+ * The rows of a journal (none: no journal yet), its chain verified: a fault throws. Established first as an append
+ * establishes it, under its lock: a torn tail (a flush killed while its row was written) is moved aside, its row not
+ * in. Read as it lay, the torn tail failed the verification, and with it every flush of the session from then on.
+ */
+function journalRows(root: string, agentId: string, options: Pick<JournalOptions, 'env' | 'onTornTail'>): StepRow[] {
+  const file = journalFile(root, agentId);
   if (pathKind(file) === undefined) return [];
-  const read = readVerifiedJournal(file);
-  return read.entries.map((e) => e.row);
+  Journal.open(journalDir(root, agentId), options);
+  return readVerifiedJournal(file).entries.map((e) => e.row);
 }
 
 export function transcriptIndexFile(root: string, sessionId: string): string {
