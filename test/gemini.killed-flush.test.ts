@@ -109,3 +109,29 @@ test('a mark that is a link is never read through, and stops no flush', () => {
   expect(readdirSync(pendingDir(s))).toEqual(['000000000000000-x.json.0.recording']);
   expect(readFileSync(outside, 'utf8')).toBe(afterTool(s));
 });
+
+test('an AfterTool killed while it records the earlier calls keeps its own call: each recorded once, with its id', async () => {
+  const s = session('aftertool');
+  const call = (id: string, command: string): string =>
+    `${JSON.stringify({ id: `m_${id}`, type: 'gemini', model: 'g', content: '', toolCalls: [{ id, name: 'run_shell_command', args: { command }, status: 'success' }] })}\n`;
+  // The first call is pending, its call written; the second call's AfterTool records it first, and is killed there.
+  hook(s, afterTool(s));
+  appendFileSync(s.chat, call('call_0', 'echo a'));
+  const second = payload(s, 'AfterTool', {
+    timestamp: '2026-12-03T00:00:01.000Z',
+    tool_name: 'run_shell_command',
+    tool_input: { command: 'echo b' },
+    tool_response: { llmContent: 'b' },
+  });
+  const killed = await cliPaused(['hook', 'gemini', '--no-snapshot'], 'gemini:flush-locked', {
+    cwd: s.root,
+    input: second,
+    env: s.env,
+  });
+  await killed.kill();
+  appendFileSync(s.chat, call('call_1', 'echo b'));
+  hook(s, payload(s, 'PreCompress', { trigger: 'auto' }));
+  hook(s, payload(s, 'AfterAgent', { prompt: 'p', prompt_response: 'r' }));
+  expect(stepIds(s)).toEqual(['call_0', 'call_1']);
+  expect(readdirSync(pendingDir(s))).toEqual([]);
+});

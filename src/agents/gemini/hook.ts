@@ -83,14 +83,14 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
   // A flush that fails (a journal that does not verify, a runtime directory that is a link) is said, and the call
   // goes on: its own tool call is still kept pending (AfterTool), its run event still recorded (AfterAgent,
   // SessionEnd); they were dropped with the failure.
-  const flush = (final: boolean, handOver: boolean, early = false): void => {
+  const flush = (final: boolean, handOver: boolean, early = false, own?: string): void => {
     try {
-      flushLocked(final, handOver, early);
+      flushLocked(final, handOver, early, own);
     } catch (e) {
       out.errors.push(`${p.event}: ${errorLine(e)}`);
     }
   };
-  const flushLocked = (final: boolean, handOver: boolean, early: boolean): void => {
+  const flushLocked = (final: boolean, handOver: boolean, early: boolean, own: string | undefined): void => {
     // Nothing pending: nothing to record, and no lock to take (a call that finds one later takes it then).
     if (!anyPending(root, p.sessionId)) return;
     const release = takeFlushLock(root, p.sessionId);
@@ -109,7 +109,7 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
       // Before the next model call the transcript names the pending calls: their step's snapshot starts before the
       // transcript and the journal are read to pair them (a snapshot no step takes is dropped).
       const startEarly = early && later !== undefined ? () => later.startEarly(root, options.env) : undefined;
-      flushPending(p, root, options, recorder, final, startEarly);
+      flushPending(p, root, options, recorder, { final, startEarly, own });
     } finally {
       // Held on only while a step it recorded is being snapshot.
       if (later === undefined || out.recorded.length === before) release();
@@ -117,18 +117,25 @@ function handle(p: HookPayload, root: string, agent: string, options: HookOption
     }
   };
   switch (p.event) {
-    case 'AfterTool':
-      // Earlier batches first (their calls are in the transcript by now), then this call waits for its id.
-      flush(false, true);
+    case 'AfterTool': {
+      // This call's payload is kept first, then the earlier batches are recorded (their calls are in the transcript
+      // by now) while it waits for its id: kept after them, it was lost when the call was killed while it recorded
+      // them (Gemini CLI stops a hook past its timeout). The flush leaves it out, so it is paired as before: never
+      // with an earlier call of the same arguments that has no payload of its own. Whether anything earlier is
+      // pending is looked at before it is kept: a call with nothing earlier to record takes no flush lock.
+      const earlier = anyPending(root, p.sessionId);
+      let own: string | undefined;
       try {
-        addPending(root, p.sessionId, p.bytes);
+        own = addPending(root, p.sessionId, p.bytes);
       } catch (e) {
         // Not lost: the payload is kept where a step's would be, and named.
         out.errors.push(`${p.event}: tool call not kept pending: ${errorLine(e)}${keptInCas(root, p.bytes)}`);
-        return;
       }
-      out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
+      if (earlier) flush(false, true, false, own);
+      if (own !== undefined)
+        out.recorded.push('tool call pending (its id is in the transcript once the call is written)');
       return;
+    }
     case 'PreCompress':
       flush(false, true, true);
       return;
@@ -242,12 +249,13 @@ function flushPending(
   root: string,
   options: HookOptions,
   rec: SessionRecorder,
-  final: boolean,
-  startEarly?: () => void,
+  how: { final: boolean; startEarly: (() => void) | undefined; own: string | undefined },
 ): void {
+  const { final, startEarly, own } = how;
   // What a flush killed mid-step left: settled first (its step appended, or its payload pending again).
   settleRecordings(root, p.sessionId, rec.journal, { env: options.env, ...tornTailOption(options) });
-  const pending = listPending(root, p.sessionId);
+  // An AfterTool's own payload (`own`) waits for its call, which the transcript names only after the hooks ran.
+  const pending = listPending(root, p.sessionId).filter((f) => f.file !== own);
   if (pending.length === 0) return;
   startEarly?.();
   const prompt = readPrompt(root, p.sessionId);
