@@ -25,7 +25,8 @@ function state() {
     const bytes = readFileSync(path.join(cacheDir, name));
     const at = bytes.indexOf(0);
     const listed = bytes.toString('latin1', at + 1, bytes.indexOf(0, at + 1));
-    return { paths: listed === '' ? [] : listed.split('\n'), bytes };
+    // Empty lines after the paths are the pad that aligns the code (scripts/build-launcher.mjs), no path.
+    return { paths: listed.split('\n').filter((p) => p !== ''), bytes };
   };
   const run = (argv: string[]) => {
     const r = spawnSync(process.execPath, [cliPath, ...argv], {
