@@ -1,10 +1,10 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli } from './helpers/cli';
 import { cliPaused } from './helpers/proc';
-import { identifiedProject } from './helpers/record';
-import { freshDir, tempDir } from './helpers/tmp';
+import { tempDir } from './helpers/tmp';
+import { geminiPayload, geminiSession, type GeminiSession } from './helpers/gemini-session';
 
 // A Gemini CLI hook call that turns pending tool calls into steps (src/agents/gemini/hook.ts, `flushPending`) can
 // be killed anywhere (Gemini CLI stops a hook that outlives its timeout). Killed between a step's append and the
@@ -17,24 +17,9 @@ import { freshDir, tempDir } from './helpers/tmp';
 const tmp = tempDir('stepchain-gemini-killed-');
 const SID = 'cccccccc-bbbb-4ccc-8ddd-eeeeeeeeeeee';
 
-interface Session {
-  root: string;
-  env: Record<string, string>;
-  chat: string;
-}
-
-function session(name: string): Session {
-  const root = identifiedProject(freshDir(tmp, `p-${name}`));
-  const home = freshDir(tmp, `home-${name}`);
-  const chat = path.join(home, '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
-  mkdirSync(path.dirname(chat), { recursive: true });
-  writeFileSync(chat, '');
-  return { root, chat, env: { HOME: home, XDG_STATE_HOME: freshDir(tmp, `state-${name}`), GEMINI_PROJECT_DIR: root } };
-}
-
-function payload(s: Session, event: string, more: Record<string, unknown> = {}): string {
-  return JSON.stringify({ session_id: SID, transcript_path: s.chat, cwd: s.root, hook_event_name: event, ...more });
-}
+const session = (name: string): GeminiSession => geminiSession(tmp, name, SID);
+const payload = geminiPayload;
+type Session = GeminiSession;
 
 /** An AfterTool payload of `echo a`: the same bytes each time (the same millisecond, the same output). */
 function afterTool(s: Session): string {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { adler32, deflateStored, inflate, ZlibError } from '../src/git/zlib-small';
+import { Bits, canonical } from './helpers/deflate-bits';
 
 /**
  * src/git/zlib-small.ts replaces node:zlib on the hook's path (git's loose and packed objects). Its inflate must
@@ -178,49 +179,6 @@ test('the bound: output up to it is accepted, one byte past it is refused, a bom
   expect(verdicts(z, 4096)).toEqual(['refused', 'refused']);
   expect(inflate(deflateSync(Buffer.alloc(0)), 0).data.length).toBe(0);
 });
-
-/** A deflate stream written bit by bit: fields LSB first, Huffman codes MSB first (RFC 1951 3.1.1). */
-class Bits {
-  private bytes: number[] = [];
-  private acc = 0;
-  private n = 0;
-
-  put(value: number, count: number): this {
-    for (let i = 0; i < count; i++) this.bit((value >> i) & 1);
-    return this;
-  }
-
-  code(code: number, len: number): this {
-    for (let i = len - 1; i >= 0; i--) this.bit((code >> i) & 1);
-    return this;
-  }
-
-  private bit(b: number): void {
-    this.acc |= b << this.n++;
-    if (this.n === 8) {
-      this.bytes.push(this.acc);
-      this.acc = 0;
-      this.n = 0;
-    }
-  }
-
-  /** The zlib stream: header, these bits (padded), the Adler-32 of `data`. */
-  zlib(data: Buffer = Buffer.alloc(0)): Buffer {
-    const tail = this.n > 0 ? [this.acc] : [];
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(adler32(data));
-    return Buffer.concat([Buffer.from([0x78, 0x01, ...this.bytes, ...tail]), sum]);
-  }
-}
-
-/** Canonical codes for `lengths` (RFC 1951 3.2.2), over-subscribed or not. */
-function canonical(lengths: number[]): number[] {
-  const count = new Array<number>(16).fill(0);
-  for (const l of lengths) if (l) count[l]!++;
-  const next = new Array<number>(16).fill(0);
-  for (let len = 1, code = 0; len < 16; len++) next[len] = code = (code + count[len - 1]!) << 1;
-  return lengths.map((l) => (l ? next[l]!++ : -1));
-}
 
 /**
  * A final dynamic block with these literal/length and distance code lengths, sent with a code-length code of the

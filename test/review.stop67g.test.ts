@@ -1,11 +1,11 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { journalFile, readVerifiedJournal } from '../src/journal';
 import { cli } from './helpers/cli';
 import { cliPaused } from './helpers/proc';
-import { identifiedProject } from './helpers/record';
-import { freshDir, tempDir } from './helpers/tmp';
+import { tempDir } from './helpers/tmp';
 import { tearLastLine } from './helpers/torn-line';
+import { geminiPayload, geminiSession, type GeminiSession } from './helpers/gemini-session';
 
 // A review of the Gemini CLI hook's marks (src/agents/gemini/pending.ts, `markRecording`, `settleRecordings`): a
 // pending payload is renamed `<name>.<seq>.recording` under the journal's lock before its row is written, and the
@@ -15,24 +15,9 @@ import { tearLastLine } from './helpers/torn-line';
 const tmp = tempDir('stepchain-review-67g-');
 const SID = 'dddddddd-bbbb-4ccc-8ddd-eeeeeeeeeeee';
 
-interface Session {
-  root: string;
-  env: Record<string, string>;
-  chat: string;
-}
-
-function session(name: string): Session {
-  const root = identifiedProject(freshDir(tmp, `p-${name}`));
-  const home = freshDir(tmp, `home-${name}`);
-  const chat = path.join(home, '.gemini', 'tmp', path.basename(root), 'chats', 'session-x.jsonl');
-  mkdirSync(path.dirname(chat), { recursive: true });
-  writeFileSync(chat, '');
-  return { root, chat, env: { HOME: home, XDG_STATE_HOME: freshDir(tmp, `state-${name}`), GEMINI_PROJECT_DIR: root } };
-}
-
-function payload(s: Session, event: string, more: Record<string, unknown> = {}): string {
-  return JSON.stringify({ session_id: SID, transcript_path: s.chat, cwd: s.root, hook_event_name: event, ...more });
-}
+const session = (name: string): GeminiSession => geminiSession(tmp, name, SID);
+const payload = geminiPayload;
+type Session = GeminiSession;
 
 function afterTool(s: Session, command: string): string {
   return payload(s, 'AfterTool', {

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { looseCommitTree, readLooseObject } from '../src/git/loose';
 import { readRepoInfo } from '../src/git/repo-read';
-import { adler32, inflate, ZlibError } from '../src/git/zlib-small';
+import { inflate, ZlibError } from '../src/git/zlib-small';
 import { git, initRepo } from './helpers/git';
 import { tempDir } from './helpers/tmp';
+import { Bits, canonical } from './helpers/deflate-bits';
 
 /**
  * A hostile review of src/git/zlib-small.ts and its callers (loose.ts, repo-read.ts): streams at the edges of RFC
@@ -49,47 +50,6 @@ test('a loose object whose size has a leading zero (`commit 0123`): git refuses 
   const empty = plantLoose(root, Buffer.from('tree 0\0'));
   expect(readLooseObject(commonDir, empty)).toEqual({ type: 'tree', body: Buffer.alloc(0) });
 });
-
-/** A deflate stream written bit by bit: fields LSB first, Huffman codes MSB first (RFC 1951 3.1.1). */
-class Bits {
-  private bytes: number[] = [];
-  private acc = 0;
-  private count = 0;
-
-  put(value: number, bits: number): this {
-    for (let i = 0; i < bits; i++) this.bit((value >> i) & 1);
-    return this;
-  }
-
-  code(code: number, len: number): this {
-    for (let i = len - 1; i >= 0; i--) this.bit((code >> i) & 1);
-    return this;
-  }
-
-  private bit(b: number): void {
-    this.acc |= b << this.count++;
-    if (this.count === 8) {
-      this.bytes.push(this.acc);
-      this.acc = 0;
-      this.count = 0;
-    }
-  }
-
-  /** The zlib stream: header, these bits, and the Adler-32 of `data`. */
-  zlib(data: Buffer): Buffer {
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(adler32(data));
-    return Buffer.concat([Buffer.from([0x78, 0x01, ...this.bytes, ...(this.count ? [this.acc] : [])]), sum]);
-  }
-}
-
-function canonical(lengths: number[]): number[] {
-  const count = new Array<number>(16).fill(0);
-  for (const l of lengths) if (l) count[l]!++;
-  const next = new Array<number>(16).fill(0);
-  for (let len = 1, code = 0; len < 16; len++) next[len] = code = (code + count[len - 1]!) << 1;
-  return lengths.map((l) => (l ? next[l]!++ : -1));
-}
 
 const ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 /** A complete code-length code: symbols 0-12 at four bits, 13-18 at five. */
