@@ -253,22 +253,19 @@ describe('hand-made streams that break one rule each: refused, as zlib refuses t
     );
     // 'a', then length 3 at distance 2 (code 1): one byte before the output's start. (The Adler-32 is that of what
     // a decoder that let it through, reading zeros there, would make: the distance alone is wrong.)
-    const far = new Bits()
-      .put(1, 1)
-      .put(1, 2)
-      .code(0x30 + 0x61, 8)
-      .code(1, 7)
-      .code(1, 5)
-      .code(0, 7);
+    // A final fixed block: the literal 'a', length 3 (code 257), distance code `dist`, end of block.
+    const aThenCopy = (dist: number): Bits =>
+      new Bits()
+        .put(1, 1)
+        .put(1, 2)
+        .code(0x30 + 0x61, 8)
+        .code(1, 7)
+        .code(dist, 5)
+        .code(0, 7);
+    const far = aThenCopy(1);
     refused(far.zlib(Buffer.from('a\0a\0')));
     // At distance 1 it is 'aaaa': accepted, the same bytes.
-    const aaaa = new Bits()
-      .put(1, 1)
-      .put(1, 2)
-      .code(0x30 + 0x61, 8)
-      .code(1, 7)
-      .code(0, 5)
-      .code(0, 7);
+    const aaaa = aThenCopy(0);
     expect(inflate(aaaa.zlib(Buffer.from('aaaa')), 10).data.toString()).toBe('aaaa');
     expectSame(aaaa.zlib(Buffer.from('aaaa')));
   });
