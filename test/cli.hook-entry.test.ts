@@ -16,8 +16,9 @@ import { hookCommands } from '../src/cli/commands/hooks';
 import { AGENT_HOOKS } from '../src/agents/hooks';
 import { AGENTS } from '../src/agents/registry';
 import { journalFile } from '../src/journal';
+import { snapshotRefFor } from '../src/git';
 import { VERSION } from '../src/version';
-import { initRepo } from './helpers/git';
+import { git, initRepo } from './helpers/git';
 import { cliPath } from './helpers/paths';
 import { writeCompileCounter } from './helpers/proc';
 import { tempDir } from './helpers/tmp';
@@ -85,21 +86,25 @@ describe('the hook entry', () => {
     expect(readFileSync(journalFile(root, 'claude-s-1'), 'utf8')).toContain('toolu_1');
   });
 
-  test('a hook call loads no node:perf_hooks, and ends without tearing its heap down, with its exit code', () => {
+  test('a hook call loads no node:perf_hooks nor node:child_process, and ends without tearing its heap down, with its exit code', () => {
     // The `performance` global loads node:perf_hooks on first use (a cost of every call; src/util/time.ts has the
-    // clocks). The end: once nothing is left to do, process.exit (the 'exit' listeners still run) instead of Node's
+    // clocks). The snapshot's git add starts without node:child_process (src/git/quiet-process.ts). The end: once nothing is left to do, process.exit (the 'exit' listeners still run) instead of Node's
     // teardown, which 'beforeExit' precedes.
     const probe = path.join(tmp, 'probe-exit.cjs');
     writeFileSync(
       probe,
-      `process.on('exit', (code) => process.stderr.write('perf_hooks ' + process.moduleLoadList.some((m) => m.includes('perf_hooks')) + ' exit ' + code + ' exitCode ' + process.exitCode + '\\n'));\n`,
+      `process.on('exit', (code) => process.stderr.write('perf_hooks ' + process.moduleLoadList.some((m) => m.includes('perf_hooks')) + ' child_process ' + process.moduleLoadList.includes('NativeModule child_process') + ' exit ' + code + ' exitCode ' + process.exitCode + '\\n'));\n`,
     );
     const ok = viaBin(['hook', 'claude'], payload('PostToolUse', 's-probe'), ['-r', probe]);
     expect(ok.code).toBe(0);
-    expect(ok.stderr).toContain('perf_hooks false exit 0 exitCode 0\n');
+    expect(ok.stderr).toContain('perf_hooks false child_process false exit 0 exitCode 0\n');
+    // It made its snapshot (the git add ran).
+    expect(git(root, ['rev-parse', '--verify', '--quiet', snapshotRefFor(root, 'claude-s-probe', 0)!])).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
     const bad = viaBin(['hook', 'claude'], '{', ['-r', probe]);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain(`perf_hooks false exit ${bad.code} exitCode ${bad.code}\n`);
+    expect(bad.stderr).toContain(`perf_hooks false child_process false exit ${bad.code} exitCode ${bad.code}\n`);
   });
 
   test.each([

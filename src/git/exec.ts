@@ -4,6 +4,7 @@ import path from 'node:path';
 import { forkWorktreeEnv } from './worktree-link';
 import { LOOSE_CONFIG_PATTERN } from './loose';
 import { readConfigInProcess, type ConfigPlaces } from './config-read';
+import { spawnQuiet, type QuietChild } from './quiet-process';
 
 /** node:child_process (net and dgram under it) is loaded by the first git process, not with the CLI: a bundle evaluates every static import at its start, and many commands start no git. */
 const childProcess = (): typeof import('node:child_process') => process.getBuiltinModule('node:child_process');
@@ -438,43 +439,38 @@ export function gitRunQuiet(
   }
   const { line, env } = prepared;
   return new Promise<void>((resolve, reject) => {
-    // Settled once, the scratch file closed once ('close' follows 'error' for a git Node could not start).
+    // Settled once, the scratch file closed once.
     const done = settleOnce(errFd, reject);
-    let child: import('node:child_process').ChildProcess;
+    const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
+    let stopped = false;
+    let child: QuietChild;
     try {
-      child = childProcess().spawn('git', line.argv, {
-        cwd,
-        env,
-        stdio: ['ignore', 'ignore', errFd],
-        windowsHide: true,
+      child = spawnQuiet('git', line.argv, { cwd, env, stderrFd: errFd }, (end) => {
+        clearTimeout(timer);
+        if ('error' in end) {
+          done(() => reject(new GitCommandError(args, null, end.error.message)));
+          return;
+        }
+        done(() => {
+          // Past the first MiB, git's errors only (a refusal after a MiB of warnings is read, as gitSync reads it all).
+          const err = readScratch(errFd, MAX_STDERR_BYTES, (l) => !/^(warning|hint): /.test(l));
+          if (stopped) reject(timedOut(args, timeout));
+          else if (end.code !== 0) reject(new GitCommandError(args, end.code, err));
+          else {
+            if (err !== '') options.onStderr?.(err);
+            resolve();
+          }
+        });
       });
     } catch (e) {
       done(() => reject(e instanceof Error ? e : new Error(String(e))));
       return;
     }
-    const timeout = options.timeoutMs ?? gitTimeoutMs(options.env);
-    let stopped = false;
+    // onEnd is never called before spawnQuiet returns: the timer is set by then.
     const timer = setTimeout(() => {
       stopped = true;
-      child.kill('SIGKILL');
+      child.kill();
     }, timeout);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      done(() => reject(new GitCommandError(args, null, e.message)));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done(() => {
-        // Past the first MiB, git's errors only (a refusal after a MiB of warnings is read, as gitSync reads it all).
-        const err = readScratch(errFd, MAX_STDERR_BYTES, (l) => !/^(warning|hint): /.test(l));
-        if (stopped) reject(timedOut(args, timeout));
-        else if (code !== 0) reject(new GitCommandError(args, code, err));
-        else {
-          if (err !== '') options.onStderr?.(err);
-          resolve();
-        }
-      });
-    });
   });
 }
 
