@@ -65,7 +65,10 @@ function processWrap(): ProcessHandleClass | undefined {
   return ProcessWrap;
 }
 
-/** Starts `file` with `args`; `onEnd` is called once, never synchronously. Throws what spawn throws for bad options. */
+/**
+ * Starts `file` with `args`; `onEnd` is called once, never synchronously. Throws what spawn throws: for bad options,
+ * and for a spawn error other than the five it reports as an 'error' event (see RUN_TIME_ERRORS).
+ */
 export function spawnQuiet(
   file: string,
   args: readonly string[],
@@ -132,10 +135,12 @@ function viaBinding(
   if (err !== 0) {
     running = false;
     handle.close();
-    // As ChildProcess reports it: an 'error' named `spawn <file> <code>`, after the call returns.
+    // As ChildProcess#spawn reports it: a run-time error as an 'error' named `spawn <file> <code>`, after the call
+    // returns; any other (a directory that is a file: ENOTDIR; an argument over 128 KiB: E2BIG; ELOOP,
+    // ENAMETOOLONG...) thrown, named `spawn <code>` (reported later, it made gitRunQuiet's rejection another error).
     const code = getSystemErrorName(err);
-    const error: NodeJS.ErrnoException = new Error(`spawn ${file} ${code}`);
-    Object.assign(error, { errno: err, code, syscall: `spawn ${file}`, path: file, spawnargs: [...args] });
+    if (!RUN_TIME_ERRORS.has(code)) throw errnoError(err, code, 'spawn');
+    const error = Object.assign(errnoError(err, code, `spawn ${file}`), { path: file, spawnargs: [...args] });
     process.nextTick(() => onEnd({ error }));
   }
   return {
@@ -145,14 +150,28 @@ function viaBinding(
   };
 }
 
+/** The spawn errors ChildProcess#spawn gives as an 'error' event (lib/internal/child_process.js); it throws the others. */
+const RUN_TIME_ERRORS = new Set(['EACCES', 'EAGAIN', 'EMFILE', 'ENFILE', 'ENOENT']);
+
+/** An error as Node's ErrnoException makes it: `<syscall> <code>`, with errno, code and syscall. */
+function errnoError(errno: number, code: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${syscall} ${code}`), { errno, code, syscall });
+}
+
 /**
  * The environment as Node passes it (normalizeSpawnArguments): `name=value` for each enumerable key with a defined
- * value, and V8's coverage directory added when the caller's process has one (c8 and Node's own tests use it).
+ * value, its prototype's included, and V8's coverage directory added when the caller's process has one (c8 and Node's own tests use it).
  */
 function environmentPairs(env: NodeJS.ProcessEnv): string[] {
   const coverage = process.env.NODE_V8_COVERAGE;
-  const withCoverage =
-    coverage && !Object.hasOwn(env, 'NODE_V8_COVERAGE') ? { ...env, NODE_V8_COVERAGE: coverage } : env;
+  // Node sets it on the caller's object itself; a copy on the same prototype keeps the inherited keys it passes too
+  // (a spread kept own keys only: with NODE_V8_COVERAGE set, a variable inherited from the prototype was dropped).
+  const withCoverage: NodeJS.ProcessEnv =
+    coverage && !Object.hasOwn(env, 'NODE_V8_COVERAGE')
+      ? Object.assign(Object.create(Object.getPrototypeOf(env) as object | null) as NodeJS.ProcessEnv, env, {
+          NODE_V8_COVERAGE: coverage,
+        })
+      : env;
   const pairs: string[] = [];
   for (const key in withCoverage) {
     const value = withCoverage[key];
