@@ -2,13 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
-import { repoRoot } from './helpers/paths';
+import { snapshotRefFor } from '../src/git';
+import { git, initRepo } from './helpers/git';
+import { cliPath, repoRoot } from './helpers/paths';
 import { tempDir } from './helpers/tmp';
 
 /**
  * A hostile review of src/git/quiet-process.ts (the snapshot's `git add` started through Node's process_wrap binding)
- * against what node:child_process does with the same call (the way it still takes under --pending-deprecation). Each
- * case runs in a Node process of its own, once each way.
+ * against what node:child_process does with the same call (the way it still takes under --pending-deprecation), and
+ * of the timeout gitRunQuiet arms around it. Each case runs in a Node process of its own, once each way.
  */
 const tmp = tempDir('stepchain-revq-');
 const aFile = path.join(tmp, 'a-file');
@@ -102,4 +104,35 @@ test("with NODE_V8_COVERAGE set, a variable the environment inherits from its pr
   });
   // The binding's way copied the environment with a spread (own keys only): INHERITED was not passed.
   expect(binding).toEqual(childProcess);
+});
+
+test("a git timeout over a timer's longest (2^31 - 1 ms): the hook's snapshot is made, with no warning", () => {
+  const root = initRepo(path.join(tmp, 'repo'), { 'a.txt': 'a\n' });
+  writeFileSync(path.join(root, 'b.txt'), 'b\n');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    STEPCHAIN_AUDIT: 'off',
+    // "no limit", as a user would write it: setTimeout warned (TimeoutOverflowWarning) and fired after 1 ms.
+    STEPCHAIN_SNAPSHOT_TIMEOUT_MS: '9999999999',
+    STEPCHAIN_GIT_TIMEOUT_MS: '9999999999',
+  };
+  delete env.CLAUDE_PROJECT_DIR;
+  const payload = JSON.stringify({
+    hook_event_name: 'PostToolUse',
+    session_id: 's-timeout',
+    cwd: root,
+    tool_name: 'Bash',
+    tool_input: { command: 'ls' },
+    tool_response: { ok: true },
+    tool_use_id: 'toolu_1',
+  });
+  const r = spawnSync(process.execPath, [cliPath, 'hook', 'claude'], {
+    input: payload,
+    env,
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  const ref = snapshotRefFor(root, 'claude-s-timeout', 0)!;
+  expect(git(root, ['ls-tree', '-r', '--name-only', ref])).toContain('b.txt');
 });

@@ -153,6 +153,9 @@ export interface GitSyncOptions {
   onStderr?: (text: string) => void;
 }
 
+/** The longest delay setTimeout keeps (a signed 32-bit count of milliseconds). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * The longest a git process may run before it is stopped (SIGKILL) and its command fails, naming the wait: git waits
  * forever to open a FIFO where it reads a file (a `.gitignore`, `.gitattributes`, `.git/HEAD`, `.git/config`,
@@ -166,7 +169,9 @@ export function gitTimeoutMs(
   fallback = 300_000,
 ): number {
   const v = Number((env ?? process.env)[variable]);
-  return Number.isInteger(v) && v > 0 ? v : fallback;
+  // At most a timer's longest (2^31 - 1 ms, ~24.8 days): past it Node warns on stderr (TimeoutOverflowWarning) and
+  // fires after 1 ms, which killed every git process gitRun and gitRunQuiet started (every snapshot failed).
+  return Number.isInteger(v) && v > 0 ? Math.min(v, MAX_TIMER_MS) : fallback;
 }
 
 /** The failure of a git process stopped for taking longer than `ms`. */
