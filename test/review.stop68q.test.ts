@@ -106,6 +106,28 @@ test("with NODE_V8_COVERAGE set, a variable the environment inherits from its pr
   expect(binding).toEqual(childProcess);
 });
 
+test('a `process.binding` a preload made a getter that throws: node:child_process starts the process, no throw', () => {
+  const preload = path.join(tmp, 'binding-taken-away.cjs');
+  writeFileSync(
+    preload,
+    "Object.defineProperty(process, 'binding', { get() { throw new Error('process.binding is disabled here'); } });\n",
+  );
+  const c: Case = { file: 'sh', args: ['-c', 'echo ran >&2'], cwd: tmp };
+  const r = spawnSync(
+    process.execPath,
+    ['-r', path.join(repoRoot, 'test', 'helpers', 'swc-register.js'), '-r', preload, '-e', program],
+    {
+      cwd: tmp,
+      env: { ...process.env, REVQ_CASE: JSON.stringify(c), REVQ_ERR: path.join(tmp, 'getter') },
+      encoding: 'utf8',
+    },
+  );
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  // The getter was read outside the try that takes a refusal: spawnQuiet threw the preload's error (the step's
+  // snapshot failed), where node:child_process, which the old hook used, starts it.
+  expect(JSON.parse(r.stdout)).toEqual({ end: { code: 0, signal: null }, synchronous: false, stderr: 'ran\n' });
+});
+
 test("a git timeout over a timer's longest (2^31 - 1 ms): the hook's snapshot is made, with no warning", () => {
   const root = initRepo(path.join(tmp, 'repo'), { 'a.txt': 'a\n' });
   writeFileSync(path.join(root, 'b.txt'), 'b\n');

@@ -50,17 +50,19 @@ let ProcessWrap: ProcessHandleClass | undefined;
 function processWrap(): ProcessHandleClass | undefined {
   if (wrapRead) return ProcessWrap;
   wrapRead = true;
-  const get = (process as unknown as { binding?: unknown }).binding;
-  // --pending-deprecation (or NODE_PENDING_DEPRECATION=1) replaces it with util.deprecate's wrapper, which warns.
-  if (typeof get !== 'function' || get.name !== 'binding') return undefined;
   try {
+    // Read in here too: a `process.binding` a preload made a getter that throws (taken away) is a refusal, not a
+    // snapshot that fails.
+    const get = (process as unknown as { binding?: unknown }).binding;
+    // --pending-deprecation (or NODE_PENDING_DEPRECATION=1) replaces it with util.deprecate's wrapper, which warns.
+    if (typeof get !== 'function' || get.name !== 'binding') return undefined;
     const b: unknown = get.call(process, 'process_wrap');
     const P = typeof b === 'object' && b !== null ? (b as { Process?: unknown }).Process : undefined;
     if (typeof P === 'function' && ['spawn', 'kill', 'close'].every((m) => typeof P.prototype?.[m] === 'function')) {
       ProcessWrap = P as ProcessHandleClass;
     }
   } catch {
-    // Refused (the permission model): node:child_process.
+    // Refused (the permission model, a getter that throws): node:child_process.
   }
   return ProcessWrap;
 }
