@@ -42,7 +42,7 @@ try {
 
 interface Case {
   file: string;
-  args: string[];
+  args: readonly string[];
   cwd: string;
   proto?: Record<string, string>;
   bigArg?: number;
