@@ -178,6 +178,8 @@ describe("a quiet process (the snapshot's git add)", () => {
       '--allow-fs-read=*',
       '--allow-fs-write=*',
       '--allow-child-process',
+      // Should the transpiled sources not be kept (test/helpers/swc-register.js), @swc/core's addon is loaded.
+      ...(process.allowedNodeEnvironmentFlags.has('--allow-addons') ? ['--allow-addons'] : []),
     ]);
     expect(refused.childProcess).toBe(true);
     expect(refused.results).toEqual(binding.results);
