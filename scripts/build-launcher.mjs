@@ -7,7 +7,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { CARRIED_READER, packBytes } from './carried.mjs';
+import { CARRIED_READER, packJoint } from './carried.mjs';
 
 /**
  * `import path from 'node:path'` (how src/ imports it, in some forty modules of a small entry) becomes, in a
@@ -61,12 +61,18 @@ export async function bundleEntry(root, name) {
  * whole CLI (a script). Each program is compiled as a CommonJS module of this file (its require, __filename and
  * __dirname), only when it runs.
  *
- * The three are the file's last three block comments, each read back (only its own bytes, found by where it
- * starts counted from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and
- * V8 skips a block comment faster than a line comment or a string literal of the same length (a literal it also
- * copies into the heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size
- * costs a hook call. The texts are pure ASCII (so the file reads as latin1, a byte a character); a \`*\/\` in one
- * is written with an escape (commentBody) the launcher takes back out.
+ * They are the file's last block comments, each read back (only its own bytes, found by where they start counted
+ * from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a block
+ * comment faster than a line comment or a string literal of the same length (a literal it also copies into the
+ * heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size costs a hook
+ * call (~11-16 ms a MB on a 2-core VM, whichever program runs: a comment of 250 KB more cost a claude hook call
+ * 2.6-4.2 ms, medians of 31 interleaved calls). So the build packs all three (`packed`): brotli in base64, in one
+ * stream, the last comment (carried.mjs packJoint: the entries are mostly modules of the whole CLI, and packed
+ * together they cost it little more than the whole CLI alone; 826 -> 665 KB), each program read back from the
+ * stream's shortest prefix that unpacks to its text. A program pays its unpacking (a few ms for the whole CLI, ~1 ms
+ * for an entry) only when it runs without its cache, whose file holds its text. A program carried as it is (the
+ * tests') is a comment of its own, pure ASCII (so the file reads as latin1, a byte a character); a \`*\/\` in one is
+ * written with an escape (commentBody) the launcher takes back out.
  *
  * Every program runs with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
@@ -94,27 +100,42 @@ const CODE_SLACK = 1024;
 export function launcherSource(programs, { packed = [] } = {}) {
   for (const [name, text] of Object.entries(programs))
     if (/[^\x00-\x7f]/.test(text)) throw new Error(`build-launcher: the ${name} program is not pure ASCII`);
-  // A program's name for its code cache: the SHA-256 prefix of its bytes as carried (what the launcher reads back).
-  const id = (block) => createHash('sha256').update(block.body, 'latin1').digest('hex').slice(0, 32);
-  // The carried programs, last first, each a block comment of its own (`/*`, the text, `*/` and a newline); a
-  // program named in `packed` is carried compressed (packProgram).
-  const carriedOrder = ['main', 'verify', 'hook'];
+  const sha = (text) => createHash('sha256').update(text, 'latin1').digest('hex').slice(0, 32);
   // Each is carried as the source V8 compiles, its CommonJS wrapper included: a wrapper added at run time makes a
   // second string of the whole text (V8 flattens the concatenation before it compiles), a copy of 1.5 MB of fresh
   // memory for the whole CLI on every start (~360 pages; a page first touched costs ~13 us on this kind of VM).
-  const blocks = carriedOrder.map((name) => {
-    const source = wrapped(programs[name]);
-    return packed.includes(name) ? packProgram(source) : { ...commentBody(source), textLength: -1 };
-  });
-  // Where each program's text starts, counted back from the file's end, its length (bytes: pure ASCII), its escape
-  // and, for a packed one, the length of the text it unpacks to (-1: carried as it is).
-  const spans = [];
+  // The programs carried as they are: each a block comment of its own (`/*`, the text, `*/` and a newline), last
+  // first, before the packed ones'.
+  const plainOrder = ['main', 'verify', 'hook'].filter((name) => !packed.includes(name));
+  const blocks = plainOrder.map((name) => ({ names: [name], ...commentBody(wrapped(programs[name])) }));
+  // The packed programs: one stream (packJoint), the file's last comment, the hook's text first (it runs on every
+  // tool call of an agent: its start reads and checks the shortest prefix), then verify's, the whole CLI's last.
+  const packedOrder = ['hook', 'verify', 'main'].filter((name) => packed.includes(name));
+  const joint =
+    packedOrder.length === 0
+      ? undefined
+      : packJoint(packedOrder.map((name) => Buffer.from(wrapped(programs[name]), 'latin1')));
+  if (joint !== undefined) blocks.unshift({ names: packedOrder, body: joint.body, escape: '' });
+  // Each program: where its comment's text starts, counted back from the file's end, how many of its bytes are the
+  // program's (the whole text, or a packed program's prefix), whether they are the whole comment, its escape, and
+  // for a packed one the length of its text, the packed bytes the prefix holds (-1: the whole stream) and where
+  // its text lies in what they unpack to (packJoint); -1 for a text carried as it is. Its id (its code cache's name)
+  // is the SHA-256 prefix of the bytes it reads.
+  const spans = {};
+  const ids = {};
   let back = 0;
   for (const b of blocks) {
     back += b.body.length + 3;
-    spans.push([back, b.body.length, b.escape, b.textLength]);
+    for (const name of b.names) {
+      const at = joint !== undefined && b.body === joint.body ? joint.spans[packedOrder.indexOf(name)] : undefined;
+      const length = at === undefined ? b.body.length : at.chars;
+      spans[name] = [back, length, length === b.body.length, b.escape];
+      spans[name].push(...(at === undefined ? [-1, -1, 0] : [at.length, at.bytes, at.from]));
+      ids[name] = sha(b.body.slice(0, length));
+    }
     back += 2;
   }
+  const carriedSpans = ['main', 'verify', 'hook'].map((name) => spans[name]);
   return `#!/usr/bin/env node
 'use strict';
 // stepchain: the CLI, the hook entry and the verify entry, carried in this file's last comments and compiled only
@@ -129,16 +150,16 @@ ${CARRIED_READER}/**
  * of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
  */
 function carried(k) {
-  const [back, length, escape, textLength] = ${JSON.stringify(spans)}[k];
-  const bytes = carriedBytes(back + 2, length);
+  const [back, length, closed, escape, textLength, packed, from] = ${JSON.stringify(carriedSpans)}[k];
+  const bytes = carriedBytes(back + 2, length, closed);
   if (bytes === undefined) damaged();
-  return { bytes, escape, textLength };
+  return { bytes, escape, textLength, packed, from };
 }
 /** The text of a carried program, from its bytes. */
-function textOf({ bytes, escape, textLength }) {
+function textOf({ bytes, escape, textLength, packed, from }) {
   if (textLength >= 0) {
-    // Packed: the text is what it unpacks to, of the length the build wrote down.
-    const text = unpackCarried(bytes, textLength);
+    // Packed: the text is what its bytes unpack to, of the length the build wrote down.
+    const text = unpackCarried(bytes, textLength, packed, from);
     if (text === undefined) damaged();
     return text.toString('latin1');
   }
@@ -321,33 +342,22 @@ function pathTaken(exports) {
 }
 const argv = process.argv.slice(2);
 if (
-  !(argv[0] === 'hook' && run('hook', '${id(blocks[2])}', carried(2)).runHook(argv)) &&
-  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${id(blocks[1])}', carried(1)).runVerify(argv))
+  !(argv[0] === 'hook' && run('hook', '${ids.hook}', carried(2)).runHook(argv)) &&
+  !((argv[0] === 'verify' || argv[0] === 'receipt') && run('verify', '${ids.verify}', carried(1)).runVerify(argv))
 )
-  run('main', '${id(blocks[0])}', carried(0));
-// Nothing after this runs: each program checks only its own comment's bounds, so a newline between two of them
+  run('main', '${ids.main}', carried(0));
+// Nothing after this runs: each program checks only its own bytes' bounds, so a newline between two comments
 // changed into other code (an a) would run once the program had: a ReferenceError's stack after its output.
 return;
-/*${blocks[2].body}*/
-/*${blocks[1].body}*/
-/*${blocks[0].body}*/
-`;
+${[...blocks]
+  .reverse()
+  .map((b) => `/*${b.body}*/\n`)
+  .join('')}`;
 }
 
 /** A program's text as the CommonJS module source the launcher compiles: a function of its module's bindings. */
 function wrapped(text) {
   return `(function (exports, require, module, __filename, __dirname) {${text}\n})`;
-}
-
-/**
- * A program carried compressed (packBytes). Every start of the bin reads and V8 scans the whole file, whichever
- * program runs (~11 ms a MB measured on a 2-core VM: a 970 KB comment against an empty file): the whole CLI packed
- * is ~0.9 MB less for each hook call to read and scan, and the hook and verify entries packed ~0.24 MB more (~4 ms
- * of a hook call, paired medians). A program pays its unpacking (a few ms for the whole CLI, ~1 ms for an entry) only
- * when it runs without its cache, whose file holds its text.
- */
-function packProgram(text) {
-  return { body: packBytes(Buffer.from(text, 'latin1')), escape: '', textLength: text.length };
 }
 
 /**

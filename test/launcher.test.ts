@@ -49,9 +49,10 @@ const tricky = fc
   })
   .map((parts) => parts.join(''));
 
-/** `body` (a packed program: brotli in base64) with one character changed so that it still unpacks to a text of the
- * same length, another one: damage that lengths alone do not show (brotli has no checksum of its own). */
-function sameLengthDamage(body: string): string {
+/** `body` (a packed program: brotli in base64) with one character changed (at `from` or after) so that it still
+ * unpacks to a text of the same length, another one: damage that lengths alone do not show (brotli has no checksum
+ * of its own). */
+function sameLengthDamage(body: string, from = 0): string {
   const text = brotliDecompressSync(Buffer.from(body, 'base64')).toString('latin1');
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   // Most candidates do not unpack (~1,250 of a search's ~1,290): each throws, zlib reads the error's stack, and
@@ -61,7 +62,7 @@ function sameLengthDamage(body: string): string {
   let realm: { stackTraceLimit: number } | undefined;
   let limit = 0;
   try {
-    for (let i = 0; i < body.length; i++)
+    for (let i = from; i < body.length; i++)
       for (const c of B64) {
         if (c === body[i]) continue;
         const other = body.slice(0, i) + c + body.slice(i + 1);
@@ -114,6 +115,16 @@ describe('the launcher', () => {
     fc.assert(
       fc.property(tricky, tricky, tricky, (main, verify, hook) => {
         const bin = launcher({ main, verify, hook }, ['main', 'verify']);
+        expect(run(bin, ['hook', 'take'])).toBe(hook);
+        expect(run(bin, ['verify'])).toBe(verify);
+        expect(run(bin, ['show'])).toBe(main);
+      }),
+      { numRuns: 8 },
+    );
+    // All three packed, as the build carries them: one stream, each read from a prefix (empty texts included).
+    fc.assert(
+      fc.property(tricky, tricky, tricky, (main, verify, hook) => {
+        const bin = launcher({ main, verify, hook }, ['main', 'verify', 'hook']);
         expect(run(bin, ['hook', 'take'])).toBe(hook);
         expect(run(bin, ['verify'])).toBe(verify);
         expect(run(bin, ['show'])).toBe(main);
@@ -405,16 +416,9 @@ describe('the programs the Action carries (scripts/build-action.mjs)', () => {
   });
 });
 
-// A bin damaged anywhere in the carried programs' part (the comments and the newlines between them) must give one
-// line and exit 1, or run as built: never a stack trace after a program ran, never changed code.
-describe('a bin damaged in or between its carried programs (all three packed)', () => {
-  /** Where the bodies of the three carried comments (the file's last three, hook's first) begin. */
-  function carriedOpens(source: string): number[] {
-    const opens: number[] = [];
-    for (let at = source.indexOf('\n/*'); at >= 0; at = source.indexOf('\n/*', at + 1)) opens.push(at + 3);
-    return opens.slice(-3);
-  }
-
+// A bin damaged anywhere in the carried programs' part (the comment and the newlines around it) must give one line
+// and exit 1, or run as built: never a stack trace after a program ran, never changed code.
+describe('a bin damaged in or around its carried programs (all three packed, one stream)', () => {
   const call = (file: string, argv: string[], cache = 'off') =>
     spawnSync(process.execPath, [file, ...argv], {
       env: { ...process.env, STEPCHAIN_CODE_CACHE: cache, XDG_STATE_HOME: path.join(tmp, `state-${n}`) },
@@ -427,15 +431,32 @@ describe('a bin damaged in or between its carried programs (all three packed)', 
     return { file, source: readFileSync(file, 'latin1') };
   }
 
+  /** Where the carried comment's body begins and ends, and each program's prefix of it (its length). */
+  function stream(source: string): { open: number; close: number; prefix: Record<string, number> } {
+    const open = source.lastIndexOf('\n/*') + 3;
+    const spans = JSON.parse(/= (\[\[.*?\]\])\[k\]/.exec(source)![1]!) as [number, number][];
+    const [main, verify, hook] = spans.map(([, length]) => length);
+    return { open, close: source.length - 3, prefix: { main: main!, verify: verify!, hook: hook! } };
+  }
+
   const COMMANDS = [['hook', 'take'], ['verify'], ['show']];
   const WANT_TEXTS = { hook: 'hook '.repeat(40), verify: 'verify '.repeat(40), main: 'main '.repeat(40) };
   const WANT: Record<string, string> = { hook: WANT_TEXTS.hook, verify: WANT_TEXTS.verify, show: WANT_TEXTS.main };
+  const PROGRAM: Record<string, string> = { hook: 'hook', verify: 'verify', show: 'main' };
 
-  test('a newline between the carried programs changed into a letter: no stack trace, never a ReferenceError', () => {
+  test('the programs are one comment, each read from a prefix of it: the hook the shortest, the whole CLI all', () => {
+    const { source } = packedBin();
+    const { open, close, prefix } = stream(source);
+    expect(source.slice(open, close)).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(source.slice(close)).toBe('*/\n');
+    expect(0 < prefix.hook! && prefix.hook! < prefix.verify! && prefix.verify! < prefix.main!).toBe(true);
+    expect(prefix.main).toBe(close - open);
+  });
+
+  test('a newline around the carried comment changed into a letter: no stack trace, never a ReferenceError', () => {
     const { file, source } = packedBin();
-    // The newlines that end the carried comments (hook's, verify's), and the one before the first of them.
-    const ends = carriedOpens(source).map((open) => open - 3);
-    for (const at of ends) {
+    const { open } = stream(source);
+    for (const at of [open - 3, source.length - 1]) {
       writeFileSync(file, `${source.slice(0, at)}a${source.slice(at + 1)}`, 'latin1');
       for (const argv of COMMANDS) {
         const r = call(file, argv);
@@ -447,25 +468,34 @@ describe('a bin damaged in or between its carried programs (all three packed)', 
     }
   });
 
+  // Damage in a part of the stream is refused by every program whose prefix holds it (the hook's part is in all
+  // three), and no other: each checks the SHA-256 of its own prefix.
   test.each([
-    ['hook', 0],
-    ['verify', 1],
-  ])('the %s entry changed in place (same length, unpacking to its length) is refused; the others run', (name, k) => {
-    const { file, source } = packedBin();
-    const open = carriedOpens(source)[k]!;
-    const close = source.indexOf('*/\n', open);
-    const changed = sameLengthDamage(source.slice(open, close));
-    writeFileSync(file, source.slice(0, open) + changed + source.slice(close), 'latin1');
-    for (const cache of ['off', 'on', 'on'])
-      for (const argv of COMMANDS) {
-        const r = call(file, argv, cache);
-        if (argv[0] === name)
-          expect([r.status, r.stdout, r.stderr]).toEqual([
-            1,
-            '',
-            `stepchain: ${file}: damaged: a program it carries is not the one it was built with (bytes were changed); reinstall stepchain\n`,
-          ]);
-        else expect([r.status, r.stdout, r.stderr]).toEqual([0, WANT[argv[0]!], '']);
-      }
-  });
+    ['the hook', 'hook', ['hook', 'verify', 'main']],
+    ['verify', 'verify', ['verify', 'main']],
+    ['the whole CLI', 'main', ['main']],
+  ])(
+    "a change in %s's part of the stream (same length, the stream unpacking to its length) is refused by the programs holding it; the others run",
+    (_, part, holding) => {
+      const { file, source } = packedBin();
+      const { open, close, prefix } = stream(source);
+      const from = { hook: 0, verify: prefix.hook!, main: prefix.verify! }[part]!;
+      const changed = sameLengthDamage(source.slice(open, close), from);
+      const at = [...changed].findIndex((c, i) => c !== source[open + i]);
+      expect(at >= from && at < prefix[part]!).toBe(true);
+      writeFileSync(file, source.slice(0, open) + changed + source.slice(close), 'latin1');
+      for (const cache of ['off', 'on', 'on'])
+        for (const argv of COMMANDS) {
+          const r = call(file, argv, cache);
+          if (holding.includes(PROGRAM[argv[0]!]!))
+            expect([argv, r.status, r.stdout, r.stderr]).toEqual([
+              argv,
+              1,
+              '',
+              `stepchain: ${file}: damaged: a program it carries is not the one it was built with (bytes were changed); reinstall stepchain\n`,
+            ]);
+          else expect([argv, r.status, r.stdout, r.stderr]).toEqual([argv, 0, WANT[argv[0]!], '']);
+        }
+    },
+  );
 });
