@@ -7,8 +7,8 @@ import { CARRIED_READER, packBytes } from './carried.mjs';
 
 /**
  * The Action's text: `main` (the bundle) after a loader, `__stepchainCarried(name)` (src/action/carried.ts), and each
- * of `programs` (name: CommonJS script text) after it, packed (brotli at its best, base64: no `*` in
- * it, so no comment escape) in a block comment of its own, the last ones of the file. The loader reads back only a
+ * of `programs` (name: CommonJS script text) after it, packed (carried.mjs packBytes: brotli at its best, in printable
+ * ASCII without `*`, so no comment escape) in a block comment of its own, the last ones of the file. The loader reads back only a
  * program's own bytes, found by where it starts counted from the file's end, checks the comment's opening and close
  * around them, their SHA-256 and the unpacked length (bytes) (a file with bytes added, cut or changed at its end would
  * otherwise hand V8 other bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.

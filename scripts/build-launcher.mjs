@@ -65,11 +65,12 @@ export async function bundleEntry(root, name) {
  * from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a block
  * comment faster than a line comment or a string literal of the same length (a literal it also copies into the
  * heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size costs a hook
- * call (~11-16 ms a MB on a 2-core VM, whichever program runs: a comment of 250 KB more cost a claude hook call
- * 2.6-4.2 ms, medians of 31 interleaved calls). So the build packs all three (`packed`): brotli in base64, in one
- * stream, the last comment (carried.mjs packJoint: the entries are mostly modules of the whole CLI, and packed
- * together they cost it little more than the whole CLI alone; 826 -> 665 KB), each program read back from the
- * stream's shortest prefix that unpacks to its text. A program pays its unpacking (a few ms for the whole CLI, ~1 ms
+ * call (5-16 ms a MB on a 2-core VM as its spells go, whichever program runs: a comment of 250 KB more cost a
+ * claude hook call 2.6-4.2 ms, medians of 31 interleaved calls; the bin's comments alone, 826 KB against 612, cost a
+ * start 2.2 and 1.2 ms over an empty file, p25 of 101 interleaved starts). So the build packs all three (`packed`):
+ * brotli, encode94'd, in one stream, the last comment (carried.mjs packJoint: the entries are mostly modules of the
+ * whole CLI, and packed together they cost it little more than the whole CLI alone; 826 -> 665 KB, and 612 KB with
+ * encode94 for base64), each program read back from the stream's shortest prefix that unpacks to its text. A program pays its unpacking (a few ms for the whole CLI, ~1 ms
  * for an entry) only when it runs without its cache, whose file holds its text. A program carried as it is (the
  * tests') is a comment of its own, pure ASCII (so the file reads as latin1, a byte a character); a \`*\/\` in one is
  * written with an escape (commentBody) the launcher takes back out.
