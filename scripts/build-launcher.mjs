@@ -61,14 +61,14 @@ export async function bundleEntry(root, name) {
  * whole CLI (a script). Each program is compiled as a CommonJS module of this file (its require, __filename and
  * __dirname), only when it runs.
  *
- * They are the file's last block comments, each read back (only its own bytes, found by where they start counted
- * from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a block
- * comment faster than a line comment or a string literal of the same length (a literal it also copies into the
- * heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size costs a hook
+ * They are the file's last comments, each read back (only its own bytes, found by where they start counted
+ * from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a comment
+ * (a block comment a little faster than a line comment) faster than a string literal of the same length (a literal
+ * it also copies into the heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size costs a hook
  * call (5-16 ms a MB on a 2-core VM as its spells go, whichever program runs: a comment of 250 KB more cost a
  * claude hook call 2.6-4.2 ms, medians of 31 interleaved calls; the bin's comments alone, 826 KB against 612, cost a
  * start 2.2 and 1.2 ms over an empty file, p25 of 101 interleaved starts). So the build packs all three (`packed`):
- * brotli, encode94'd, in one stream, the last comment (carried.mjs packJoint: the entries are mostly modules of the
+ * brotli, encode94'd, in one stream, the last comment, a line comment (launcherSource says why; carried.mjs packJoint: the entries are mostly modules of the
  * whole CLI, and packed together they cost it little more than the whole CLI alone; 826 -> 665 KB, and 612 KB with
  * encode94 for base64), each program read back from the stream's shortest prefix that unpacks to its text. A program pays its unpacking (a few ms for the whole CLI, ~1 ms
  * for an entry) only when it runs without its cache, whose file holds its text. A program carried as it is (the
@@ -116,22 +116,28 @@ export function launcherSource(programs, { packed = [] } = {}) {
     packedOrder.length === 0
       ? undefined
       : packJoint(packedOrder.map((name) => Buffer.from(wrapped(programs[name]), 'latin1')));
-  if (joint !== undefined) blocks.unshift({ names: packedOrder, body: joint.body, escape: '' });
+  // A line comment, not a block one: a bin cut short inside a block comment is a SyntaxError V8 reports with the
+  // comment as its source line (the whole stream, ~600 KB on stderr, before the launcher can say a word), while a
+  // line comment cut short still parses and the launcher refuses it (the whole CLI checks its close, the entries'
+  // offsets from the end move). The body holds no newline (encode94), so nothing in it ends the comment early. V8
+  // skips it a little slower: 598 KB, 0.48 -> 0.64 ms (p25 of 61 compiles in one process).
+  if (joint !== undefined) blocks.unshift({ names: packedOrder, body: joint.body, escape: '', line: true });
   // Each program: where its comment's text starts, counted back from the file's end, how many of its bytes are the
   // program's (the whole text, or a packed program's prefix), whether they are the whole comment, its escape, and
   // for a packed one the length of its text, the packed bytes the prefix holds (-1: the whole stream) and where
-  // its text lies in what they unpack to (packJoint); -1 for a text carried as it is. Its id (its code cache's name)
+  // its text lies in what they unpack to (packJoint); -1 for a text carried as it is; whether its comment is a line
+  // comment (the stream's). Its id (its code cache's name)
   // is the SHA-256 prefix of the bytes it reads.
   const spans = {};
   const ids = {};
   let back = 0;
   for (const b of blocks) {
-    back += b.body.length + 3;
+    back += b.body.length + (b.line ? 1 : 3);
     for (const name of b.names) {
       const at = joint !== undefined && b.body === joint.body ? joint.spans[packedOrder.indexOf(name)] : undefined;
       const length = at === undefined ? b.body.length : at.chars;
       spans[name] = [back, length, length === b.body.length, b.escape];
-      spans[name].push(...(at === undefined ? [-1, -1, 0] : [at.length, at.bytes, at.from]));
+      spans[name].push(...(at === undefined ? [-1, -1, 0] : [at.length, at.bytes, at.from]), b.line === true);
       ids[name] = sha(b.body.slice(0, length));
     }
     back += 2;
@@ -151,8 +157,8 @@ ${CARRIED_READER}/**
  * of the text a packed one unpacks to (-1: carried as it is); textOf gives its text.
  */
 function carried(k) {
-  const [back, length, closed, escape, textLength, packed, from] = ${JSON.stringify(carriedSpans)}[k];
-  const bytes = carriedBytes(back + 2, length, closed);
+  const [back, length, closed, escape, textLength, packed, from, line] = ${JSON.stringify(carriedSpans)}[k];
+  const bytes = carriedBytes(back + 2, length, closed, line);
   if (bytes === undefined) damaged();
   return { bytes, escape, textLength, packed, from };
 }
@@ -352,7 +358,7 @@ if (
 return;
 ${[...blocks]
   .reverse()
-  .map((b) => `/*${b.body}*/\n`)
+  .map((b) => (b.line ? `//${b.body}\n` : `/*${b.body}*/\n`))
   .join('')}`;
 }
 

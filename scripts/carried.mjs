@@ -158,28 +158,30 @@ export function packJoint(texts) {
 
 /**
  * The run-time reader, two functions of this file's (`__filename`'s) carried programs:
- * - `carriedBytes(fromEnd, length, closed = true)`: the `length` bytes of the block comment whose opening begins
- *   `fromEnd` bytes before the file's end, read alone (not the whole file), or undefined unless the comment's opening
- *   is before them and (`closed`: they are the whole comment) its close and a newline after them: a file with bytes
- *   added or cut at its end (an editor's newline, a cut copy) would otherwise hand V8 other bytes. A prefix of a
- *   comment (packJoint's, `closed` false) is found by its opening alone: bytes added or cut anywhere after the
- *   opening move it, and changed bytes are the SHA-256 check's (below);
+ * - `carriedBytes(fromEnd, length, closed = true, line = false)`: the `length` bytes of the block comment (`line`:
+ *   the line comment) whose opening begins `fromEnd` bytes before the file's end, read alone (not the whole file), or
+ *   undefined unless the comment's opening is before them and (`closed`: they are the whole comment) its close (`*\/`
+ *   and a newline; a line comment's: the newline) after them: a file with bytes added or cut at its end (an
+ *   editor's newline, a cut copy) would otherwise hand V8 other bytes. A prefix of a comment (packJoint's, `closed`
+ *   false) is found by its opening alone: bytes added or cut anywhere after the opening move it, and changed bytes
+ *   are the SHA-256 check's (below);
  * - `unpackCarried(bytes, length, packed = -1, from = 0)`: packed bytes (packBytes: decode94, below) unpacked, or undefined unless
  *   they unpack to `length` bytes; for a text of packJoint's, the text (`length` bytes at `from`) of what its prefix
  *   unpacks to: the whole stream (`packed` -1) unpacking to exactly its end, or the first `packed` bytes as far as
  *   they go, at least to its end. Brotli has no checksum: changed bytes of the same length can unpack to another
  *   text of that length, so whoever runs a packed program checks its bytes' SHA-256 first.
  */
-export const CARRIED_READER = `function carriedBytes(fromEnd, length, closed = true) {
+export const CARRIED_READER = `function carriedBytes(fromEnd, length, closed = true, line = false) {
   const fs = require('node:fs');
   const fd = fs.openSync(__filename, 'r');
   try {
     const at = fs.fstatSync(fd).size - fromEnd;
-    const all = Buffer.allocUnsafe(length + (closed ? 5 : 2));
+    const close = line ? '\\n' : '*/\\n';
+    const all = Buffer.allocUnsafe(length + 2 + (closed ? close.length : 0));
     let got = 0;
     if (at >= 0)
       for (let n = -1; got < all.length && n !== 0; got += n) n = fs.readSync(fd, all, got, all.length - got, at + got);
-    if (got !== all.length || all.toString('latin1', 0, 2) !== '/*' || (closed && all.toString('latin1', length + 2) !== '*/\\n')) return undefined;
+    if (got !== all.length || all.toString('latin1', 0, 2) !== (line ? '//' : '/*') || (closed && all.toString('latin1', length + 2) !== close)) return undefined;
     return all.subarray(2, length + 2);
   } finally {
     fs.closeSync(fd);

@@ -86,6 +86,14 @@ function sameLengthDamage(body: string, from = 0): string {
   throw new Error('no same-length damage found');
 }
 
+/**
+ * Where the bin's packed stream lies: its body (`open` to `close`), the file's last line, a line comment (`//` and
+ * the body; a block comment cut short is a SyntaxError that prints the whole stream).
+ */
+function streamAt(source: string): { open: number; close: number } {
+  return { open: source.lastIndexOf('\n//') + 3, close: source.length - 1 };
+}
+
 /** The characters encode94 writes: printable ASCII but `*`. */
 const ALPHABET_94 = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '*');
 
@@ -173,8 +181,8 @@ describe('the launcher', () => {
     // The packed bytes replaced in place by others of the same length: not the text the build carried; refused.
     const source = readFileSync(bin, 'latin1');
     expect(source.includes('main AAAA')).toBe(false); // packed: nothing of the text is in the bin as it is
-    const last = source.lastIndexOf('/*');
-    writeFileSync(bin, source.slice(0, last + 2) + 'Q'.repeat(source.length - last - 5) + source.slice(-3), 'latin1');
+    const { open, close } = streamAt(source);
+    writeFileSync(bin, source.slice(0, open) + 'Q'.repeat(close - open) + source.slice(close), 'latin1');
     const r = spawnSync(process.execPath, [bin, 'show'], {
       env: { ...process.env, STEPCHAIN_CODE_CACHE: 'off' },
       encoding: 'latin1',
@@ -223,10 +231,9 @@ describe('the launcher', () => {
     const main = 'main DDDD '.repeat(30);
     const bin = launcher({ main, verify: 'verify', hook: 'hook' }, ['main']);
     const source = readFileSync(bin, 'latin1');
-    const last = source.lastIndexOf('/*');
-    const body = source.slice(last + 2, -3);
-    const changed = sameLengthDamage(body);
-    writeFileSync(bin, `${source.slice(0, last + 2)}${changed}${source.slice(-3)}`, 'latin1');
+    const { open, close } = streamAt(source);
+    const changed = sameLengthDamage(source.slice(open, close));
+    writeFileSync(bin, `${source.slice(0, open)}${changed}${source.slice(close)}`, 'latin1');
     for (const cache of ['off', 'on']) {
       const r = spawnSync(process.execPath, [bin, 'show'], {
         env: { ...process.env, STEPCHAIN_CODE_CACHE: cache, XDG_STATE_HOME: path.join(tmp, `state-${n}`) },
@@ -470,10 +477,9 @@ describe('a bin damaged in or around its carried programs (all three packed, one
 
   /** Where the carried comment's body begins and ends, and each program's prefix of it (its length). */
   function stream(source: string): { open: number; close: number; prefix: Record<string, number> } {
-    const open = source.lastIndexOf('\n/*') + 3;
     const spans = JSON.parse(/= (\[\[.*?\]\])\[k\]/.exec(source)![1]!) as [number, number][];
     const [main, verify, hook] = spans.map(([, length]) => length);
-    return { open, close: source.length - 3, prefix: { main: main!, verify: verify!, hook: hook! } };
+    return { ...streamAt(source), prefix: { main: main!, verify: verify!, hook: hook! } };
   }
 
   const COMMANDS = [['hook', 'take'], ['verify'], ['show']];
@@ -485,7 +491,8 @@ describe('a bin damaged in or around its carried programs (all three packed, one
     const { source } = packedBin();
     const { open, close, prefix } = stream(source);
     expect(source.slice(open, close)).toMatch(/^[\x20-\x29\x2b-\x7e]+$/);
-    expect(source.slice(close)).toBe('*/\n');
+    expect(source.slice(open - 3, open)).toBe('\n//');
+    expect(source.slice(close)).toBe('\n');
     expect(0 < prefix.hook! && prefix.hook! < prefix.verify! && prefix.verify! < prefix.main!).toBe(true);
     expect(prefix.main).toBe(close - open);
   });
