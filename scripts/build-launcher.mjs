@@ -61,19 +61,21 @@ export async function bundleEntry(root, name) {
  * whole CLI (a script). Each program is compiled as a CommonJS module of this file (its require, __filename and
  * __dirname), only when it runs.
  *
- * They are the file's last comments, each read back (only its own bytes, found by where they start counted
- * from the file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a comment
- * (a block comment a little faster than a line comment) faster than a string literal of the same length (a literal
- * it also copies into the heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size costs a hook
- * call (5-16 ms a MB on a 2-core VM as its spells go, whichever program runs: a comment of 250 KB more cost a
- * claude hook call 2.6-4.2 ms, medians of 31 interleaved calls; the bin's comments alone, 826 KB against 612, cost a
- * start 2.2 and 1.2 ms over an empty file, p25 of 101 interleaved starts). So the build packs all three (`packed`):
- * brotli, encode94'd, in one stream, the last comment, a line comment (launcherSource says why; carried.mjs packJoint: the entries are mostly modules of the
- * whole CLI, and packed together they cost it little more than the whole CLI alone; 826 -> 665 KB, and 612 KB with
- * encode94 for base64), each program read back from the stream's shortest prefix that unpacks to its text. A program pays its unpacking (a few ms for the whole CLI, ~1 ms
- * for an entry) only when it runs without its cache, whose file holds its text. A program carried as it is (the
- * tests') is a comment of its own, pure ASCII (so the file reads as latin1, a byte a character); a \`*\/\` in one is
- * written with an escape (commentBody) the launcher takes back out.
+ * They are the file's last comments, each read back (only its own bytes, found by where they start counted from the
+ * file's end) when it runs: Node reads and V8 tokenizes the whole bin on every start, and V8 skips a comment (a block
+ * comment a little faster than a line comment) faster than a string literal of the same length (a literal it also
+ * copies into the heap; JSON in a comment would cost a JSON.parse when read), which is most of what the bin's size
+ * costs a hook call (5-16 ms a MB on a 2-core VM as its spells go, whichever program runs: a comment of 250 KB more
+ * cost a claude hook call 2.6-4.2 ms, medians of 31 interleaved calls; the bin's comments alone, 826 KB against 612,
+ * cost a start 2.2 and 1.2 ms over an empty file, p25 of 101 interleaved starts). So the build packs all three
+ * (`packed`): brotli, encode94'd, in one stream, the last comment, a line comment (launcherSource says why; carried.mjs
+ * packJoint: the entries are mostly modules of the whole CLI, and packed together they cost it little more than the
+ * whole CLI alone; 826 -> 665 KB, and 612 KB with encode94 for base64), each program read back from the stream's
+ * shortest prefix that unpacks to its text. A program pays its unpacking (the whole CLI ~16-22 ms, the hook entry ~6
+ * ms, decode94 a third to a half of it: it runs once, cold, mostly in V8's interpreter) only when it runs without its
+ * cache, whose file holds its text. A program carried as it is (the tests') is a comment of its own, pure ASCII (so the
+ * file reads as latin1, a byte a character); a \`*\/\` in one is written with an escape (commentBody) the launcher
+ * takes back out.
  *
  * Every program runs with V8's code cache: a program's compiled code (what the first run compiled, lazily compiled
  * functions included) is kept in `<XDG state dir>/stepchain/code-cache/` (the per-user directory of the audit and
@@ -126,8 +128,7 @@ export function launcherSource(programs, { packed = [] } = {}) {
   // program's (the whole text, or a packed program's prefix), whether they are the whole comment, its escape, and
   // for a packed one the length of its text, the packed bytes the prefix holds (-1: the whole stream) and where
   // its text lies in what they unpack to (packJoint); -1 for a text carried as it is; whether its comment is a line
-  // comment (the stream's). Its id (its code cache's name)
-  // is the SHA-256 prefix of the bytes it reads.
+  // comment (the stream's). Its id (its code cache's name) is the SHA-256 prefix of the bytes it reads.
   const spans = {};
   const ids = {};
   let back = 0;
