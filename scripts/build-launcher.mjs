@@ -68,11 +68,11 @@ export async function bundleEntry(root, name) {
  * costs a hook call (5-16 ms a MB on a 2-core VM as its spells go, whichever program runs: a comment of 250 KB more
  * cost a claude hook call 2.6-4.2 ms, medians of 31 interleaved calls; the bin's comments alone, 826 KB against 612,
  * cost a start 2.2 and 1.2 ms over an empty file, p25 of 101 interleaved starts). So the build packs all three
- * (`packed`): brotli, encode94'd, in one stream, the last comment, a line comment (launcherSource says why; carried.mjs
+ * (`packed`): brotli in base64, in one stream, the last comment, a line comment (launcherSource says why; carried.mjs
  * packJoint: the entries are mostly modules of the whole CLI, and packed together they cost it little more than the
- * whole CLI alone; 826 -> 665 KB, and 612 KB with encode94 for base64), each program read back from the stream's
- * shortest prefix that unpacks to its text. A program pays its unpacking (the whole CLI ~16-22 ms, the hook entry ~6
- * ms, decode94 a third to a half of it: it runs once, cold, mostly in V8's interpreter) only when it runs without its
+ * whole CLI alone; 826 -> 665 KB; carried.mjs packBytes says why base64), each program read back from the stream's
+ * shortest prefix that unpacks to its text. A program pays its unpacking (the whole CLI ~12-17 ms, the hook entry
+ * ~3 ms, most of it brotli's) only when it runs without its code
  * cache, whose file holds its text. A program carried as it is (the tests') is a comment of its own, pure ASCII (so the
  * file reads as latin1, a byte a character); a \`*\/\` in one is written with an escape (commentBody) the launcher
  * takes back out.
@@ -121,7 +121,7 @@ export function launcherSource(programs, { packed = [] } = {}) {
   // A line comment, not a block one: a bin cut short inside a block comment is a SyntaxError V8 reports with the
   // comment as its source line (the whole stream, ~600 KB on stderr, before the launcher can say a word), while a
   // line comment cut short still parses and the launcher refuses it (the whole CLI checks its close, the entries'
-  // offsets from the end move). The body holds no newline (encode94), so nothing in it ends the comment early. V8
+  // offsets from the end move). The body holds no newline (base64), so nothing in it ends the comment early. V8
   // skips it a little slower: 598 KB, 0.48 -> 0.64 ms (p25 of 61 compiles in one process).
   if (joint !== undefined) blocks.unshift({ names: packedOrder, body: joint.body, escape: '', line: true });
   // Each program: where its comment's text starts, counted back from the file's end, how many of its bytes are the

@@ -1,6 +1,4 @@
 // The types of what the tests import from carried.mjs (the build runs it as plain JavaScript).
-export function encode94(bytes: Uint8Array): string;
-export function decode94(chars: Uint8Array): Buffer | undefined;
 export function packBytes(bytes: Uint8Array): string;
 export function packJoint(texts: Buffer[]): {
   body: string;

@@ -4,15 +4,15 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { launcherSource } from '../scripts/build-launcher.mjs';
-import { decode94, encode94, packJoint } from '../scripts/carried.mjs';
+import { packJoint } from '../scripts/carried.mjs';
 import { tempDir } from './helpers/tmp';
 
 /**
- * A review of how the bin carries its programs (one brotli stream, encode94'd, each program read from a prefix):
+ * A review of how the bin carries its programs (one brotli stream in base64, each program read from a prefix):
  * a bin cut short anywhere in that stream (a partial download, a copy cut by a full disk) must give the one
  * `damaged` line and exit 1, as bytes added or changed do, never V8's SyntaxError with the stream as its source
- * line (600 KB of it on stderr: an agent's hook call showed that); and the codec must agree with an independent
- * decoder written from its description.
+ * line (600 KB of it on stderr: an agent's hook call showed that); and each program's prefix must be the shortest
+ * that unpacks to its text.
  */
 const tmp = tempDir('stepchain-stop69-');
 let n = 0;
@@ -72,52 +72,8 @@ describe('a bin cut short inside its carried stream', () => {
   });
 });
 
-describe('encode94 / decode94 against a decoder written from the description', () => {
-  // basE91's scheme with 94 characters (printable ASCII but `*`, each its rank): a pair is lo + 94 * hi, 13 bits of
-  // it when its low 13 bits are over 643, else 14, taken least significant first; a lone last character is one
-  // more byte. Written in Python, from that sentence, not from the JavaScript.
-  const PY = `
-import sys
-A = [c for c in range(32, 127) if c != 42]
-R = {c: i for i, c in enumerate(A)}
-def dec(s):
-    acc, n, out = 0, 0, bytearray()
-    for i in range(0, len(s) - 1, 2):
-        v = R[s[i]] + 94 * R[s[i + 1]]
-        w = 13 if (v & 8191) > 643 else 14
-        acc |= (v & ((1 << w) - 1)) << n
-        n += w
-        while n >= 8:
-            out.append(acc & 255); acc >>= 8; n -= 8
-    if len(s) % 2:
-        out.append((acc | (R[s[-1]] << n)) & 255)
-    return bytes(out)
-for line in sys.stdin:
-    print(dec(line.rstrip('\\n').encode('latin1')).hex())
-`;
-  test('both decode every encoding (and any string of the alphabet) to the same bytes', () => {
-    const inputs: Buffer[] = [];
-    for (let len = 0; len < 160; len++) inputs.push(Buffer.alloc(len), Buffer.alloc(len, 0xff), randomBytes(len));
-    for (let i = 0; i < 200; i++) inputs.push(randomBytes(1 + ((i * 7919) % 4000)));
-    const lines = inputs.map((b) => encode94(b));
-    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '*');
-    // Strings encode94 would not write (pairs of any value): the decoders must still agree.
-    for (let i = 0; i < 200; i++) lines.push(Array.from(randomBytes(i % 97), (b) => alphabet[b % 94]!).join(''));
-    const r = spawnSync('python3', ['-c', PY], {
-      input: `${lines.join('\n')}\n`,
-      encoding: 'latin1',
-      maxBuffer: 1 << 26,
-    });
-    expect(r.status).toBe(0);
-    const py = r.stdout.split('\n');
-    lines.forEach((chars, i) => {
-      const js = decode94(Buffer.from(chars, 'latin1'))!.toString('hex');
-      expect([i, js]).toEqual([i, py[i]]);
-      if (i < inputs.length) expect([i, js]).toEqual([i, inputs[i]!.toString('hex')]);
-    });
-  });
-
-  test("packJoint: each prefix is the shortest whole pairs holding its packed bytes, the fewest packed bytes reaching its text's end", () => {
+describe('packJoint', () => {
+  test("each prefix is the shortest whole base64 groups holding its packed bytes, the fewest packed bytes reaching its text's end", () => {
     const cases: string[][] = [[''], ['', '', ''], ['a'], ['a', ''], ['', 'a'], ['x'.repeat(999), 'y', 'z'.repeat(5)]];
     for (let i = 0; i < 40; i++)
       cases.push(
@@ -125,15 +81,15 @@ for line in sys.stdin:
       );
     for (const texts of cases) {
       const { body, spans } = packJoint(texts.map((t) => Buffer.from(t, 'latin1')));
-      const all = decode94(Buffer.from(body, 'latin1'))!;
-      const decoded = (chars: number) => decode94(Buffer.from(body.slice(0, chars), 'latin1'))!.length;
+      const all = Buffer.from(body, 'base64');
+      const decoded = (chars: number) => Buffer.from(body.slice(0, chars), 'base64').length;
       let end = 0;
       spans.forEach((s, i) => {
         end += texts[i]!.length;
         if (s.bytes < 0) return expect(s.chars).toBe(body.length);
-        expect(s.chars % 2 === 0 || s.chars === body.length).toBe(true);
+        expect(s.chars % 4 === 0 || s.chars === body.length).toBe(true);
         expect(decoded(s.chars)).toBeGreaterThanOrEqual(s.bytes);
-        if (s.chars >= 2 && s.chars % 2 === 0) expect(decoded(s.chars - 2)).toBeLessThan(s.bytes);
+        if (s.chars >= 4) expect(decoded(s.chars - 4)).toBeLessThan(s.bytes);
         const reach = (k: number) =>
           brotliDecompressSync(all.subarray(0, k), { finishFlush: zlibConstants.BROTLI_OPERATION_FLUSH }).length;
         expect(reach(s.bytes)).toBeGreaterThanOrEqual(end);
