@@ -7,10 +7,11 @@ import { CARRIED_READER, packBytes } from './carried.mjs';
 
 /**
  * The Action's text: `main` (the bundle) after a loader, `__stepchainCarried(name)` (src/action/carried.ts), and each
- * of `programs` (name: CommonJS script text) after it, packed (carried.mjs packBytes: brotli at its best, in printable
- * ASCII without `*`, so no comment escape) in a block comment of its own, the last ones of the file. The loader reads back only a
- * program's own bytes, found by where it starts counted from the file's end, checks the comment's opening and close
- * around them, their SHA-256 and the unpacked length (bytes) (a file with bytes added, cut or changed at its end would
+ * of `programs` (name: CommonJS script text) after it, packed (carried.mjs packBytes: brotli at its best, base64: no
+ * `*` and no newline in it) in a line comment of its own, the last lines of the file (a file cut short inside a block
+ * comment is a SyntaxError that prints the comment as its source line; a line comment cut short still parses, and the
+ * loader refuses it). The loader reads back only a program's own bytes, found by where it starts counted from the
+ * file's end, checks the comment's opening and close around them, their SHA-256 and the unpacked length (bytes) (a file with bytes added, cut or changed at its end would
  * otherwise hand V8 other bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.
  */
 export function actionSource(main, programs) {
@@ -20,9 +21,9 @@ export function actionSource(main, programs) {
   for (const [name, text] of Object.entries(programs).reverse()) {
     const bytes = Buffer.from(text, 'utf8');
     const body = packBytes(bytes);
-    back += body.length + 5;
+    back += body.length + 3;
     spans[name] = [back, body.length, bytes.length, createHash('sha256').update(body, 'latin1').digest('hex')];
-    blocks.unshift(`/*${body}*/\n`);
+    blocks.unshift(`//${body}\n`);
   }
   const loader = `var __stepchainCarried = (() => {
   const spans = ${JSON.stringify(spans)};
@@ -32,7 +33,7 @@ export function actionSource(main, programs) {
   ${CARRIED_READER.replaceAll('\n', '\n  ').trimEnd()}
   function text(name) {
     const [back, length, textLength, sha] = spans[name];
-    const bytes = carriedBytes(back, length);
+    const bytes = carriedBytes(back, length, true, true);
     if (bytes === undefined) throw damaged();
     // Brotli has no checksum: changed bytes of the same length can unpack to another text of that length (it ran).
     if (require('node:crypto').createHash('sha256').update(bytes).digest('hex') !== sha)

@@ -417,11 +417,33 @@ describe('the programs the Action carries (scripts/build-action.mjs)', () => {
     writeFileSync(file, source, 'latin1');
     const out = () => execFileSync(process.execPath, [file], { encoding: 'latin1' });
     expect(out()).toBe('artifact EEEE '.repeat(30));
-    const last = source.lastIndexOf('/*');
-    writeFileSync(file, `${source.slice(0, last + 2)}${sameLengthDamage(source.slice(last + 2, -3))}*/\n`, 'latin1');
+    const last = source.lastIndexOf('\n//') + 1;
+    writeFileSync(file, `${source.slice(0, last + 2)}${sameLengthDamage(source.slice(last + 2, -1))}\n`, 'latin1');
     expect(out()).toBe(
       `refused: ${file}: damaged: a program it carries is not the one it was built with (bytes were changed)`,
     );
+  });
+
+  test('an Action cut short anywhere in a carried program is refused as damaged: no SyntaxError printing it', () => {
+    // A block comment cut short is unclosed: V8's SyntaxError printed the whole comment as its source line.
+    const main = `try {
+      process.stdout.write(__stepchainCarried('artifact').said);
+    } catch (e) {
+      process.stdout.write('refused: ' + e.message);
+    }`;
+    const source = actionSource(main, { artifact: `exports.said = ${JSON.stringify('artifact FFFF '.repeat(30))};\n` });
+    const open = source.lastIndexOf('\n//') + 3;
+    for (const cut of [1, 2, 3, (source.length - open) >> 1]) {
+      const file = path.join(tmp, `action-cut-${cut}.js`);
+      writeFileSync(file, source.slice(0, source.length - cut), 'latin1');
+      const r = spawnSync(process.execPath, [file], { encoding: 'latin1' });
+      expect([cut, r.status, r.stderr, r.stdout]).toEqual([
+        cut,
+        0,
+        '',
+        `refused: ${file}: damaged: the programs it carries are not where it says (bytes were added or cut)`,
+      ]);
+    }
   });
 });
 
