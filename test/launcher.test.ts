@@ -406,12 +406,14 @@ describe('the small entries as built (scripts/build-launcher.mjs bundleEntry)', 
 });
 
 describe('the programs the Action carries (scripts/build-action.mjs)', () => {
+  /** The Action's main: prints what its carried artifact program says, or why it was refused. */
+  const main = `try {
+    process.stdout.write(__stepchainCarried('artifact').said);
+  } catch (e) {
+    process.stdout.write('refused: ' + e.message);
+  }`;
+
   test('a carried program whose bytes were changed in place (same length) is refused as damaged, never run', () => {
-    const main = `try {
-      process.stdout.write(__stepchainCarried('artifact').said);
-    } catch (e) {
-      process.stdout.write('refused: ' + e.message);
-    }`;
     const file = path.join(tmp, 'action.js');
     const source = actionSource(main, { artifact: `exports.said = ${JSON.stringify('artifact EEEE '.repeat(30))};\n` });
     writeFileSync(file, source, 'latin1');
@@ -426,11 +428,6 @@ describe('the programs the Action carries (scripts/build-action.mjs)', () => {
 
   test('an Action cut short anywhere in a carried program is refused as damaged: no SyntaxError printing it', () => {
     // A block comment cut short is unclosed: V8's SyntaxError printed the whole comment as its source line.
-    const main = `try {
-      process.stdout.write(__stepchainCarried('artifact').said);
-    } catch (e) {
-      process.stdout.write('refused: ' + e.message);
-    }`;
     const source = actionSource(main, { artifact: `exports.said = ${JSON.stringify('artifact FFFF '.repeat(30))};\n` });
     const open = source.lastIndexOf('\n//') + 3;
     for (const cut of [1, 2, 3, (source.length - open) >> 1]) {
