@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { READ_FLAGS, readUnder } from '../util/nofollow';
 import { isRefComponent } from './ref-name';
 import { looseMissing, withPackedRefs } from './packed-refs';
+import { packOffset } from './pack-index';
 import { inflate } from './zlib-small';
 
 /** Where a directory sits in git: its work tree, the repository's common git dir, HEAD and branch. */
@@ -223,32 +224,6 @@ function isCommitBody(oid: string, body: Buffer): boolean {
   if (hash !== oid) return false;
   // git refuses a commit whose tree line or a parent line is malformed; stricter here (git decides) is safe.
   return /^tree [0-9a-f]{40}\n(?:parent [0-9a-f]{40}\n)*(?!parent )/.test(body.toString('latin1', 0, 1 << 16));
-}
-
-/** The offset of `oid` in the pack of a version-2 index, or undefined (not there, or not an index read here). */
-function packOffset(gitDir: string, rel: string, oid: string): number | undefined {
-  const r = readUnder(gitDir, rel, 1 << 30);
-  if (r.kind !== 'file') return undefined;
-  const b = r.bytes;
-  if (b.length < 8 + 1024 || b.readUInt32BE(0) !== 0xff744f63 || b.readUInt32BE(4) !== 2) return undefined;
-  const want = Buffer.from(oid, 'hex');
-  const first = want[0]!;
-  let lo = first === 0 ? 0 : b.readUInt32BE(8 + 4 * (first - 1));
-  let hi = b.readUInt32BE(8 + 4 * first);
-  const n = b.readUInt32BE(8 + 4 * 255);
-  const names = 8 + 1024;
-  if (b.length < names + n * 28) return undefined;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = b.compare(want, 0, 20, names + mid * 20, names + mid * 20 + 20);
-    if (c === 0) {
-      const off = b.readUInt32BE(names + n * 24 + mid * 4);
-      return off & 0x80000000 ? undefined : off; // a 64-bit offset: git reads it
-    }
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return undefined;
 }
 
 /** The content of the whole commit at `offset` of a pack file (never through a link); undefined for anything else. */
