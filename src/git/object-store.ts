@@ -97,6 +97,22 @@ export class ObjectStore {
     return true;
   }
 
+  /**
+   * The packs git would open that list `oid` (40 hex digits) at an offset it takes, each with that offset: where a
+   * reader of the object's own bytes finds it (readRepoInfo reads HEAD's commit there: ./repo-read.ts). Empty when
+   * no pack read here lists it (loose, or git's to find).
+   */
+  packedCopies(oid: string): { pack: string; offset: number }[] {
+    if (!this.realDir(this.objects)) return [];
+    const want = Buffer.from(oid, 'hex');
+    const copies: { pack: string; offset: number }[] = [];
+    for (const p of this.packList()) {
+      const offset = findInPack(p, want, this.limits);
+      if (offset >= 0) copies.push({ pack: `${p.idx.slice(0, -'.idx'.length)}.pack`, offset });
+    }
+    return copies;
+  }
+
   /** Closes the pack indexes held open (no packed object is found after: git decides). */
   close(): void {
     for (const p of this.packs ?? []) {
@@ -130,7 +146,7 @@ export class ObjectStore {
     const packs = this.packList();
     if (packs.length === 0) return false;
     const want = Buffer.from(oid, 'hex');
-    for (const p of packs) if (findInPack(p, want, this.limits)) return true;
+    for (const p of packs) if (findInPack(p, want, this.limits) >= 0) return true;
     return false;
   }
 
@@ -273,17 +289,18 @@ function readAt(file: string, offset: number, length: number): Buffer | undefine
 }
 
 /**
- * Whether a version-2 pack index lists `want` (20 bytes) at an offset git takes as found: a binary search over its
- * sorted names, as git's `bsearch_hash`, within the fan-out bucket of `want`'s first byte (held in memory when the
- * limits allow, else read a name at a time). An offset of 0 git takes as not found, and a large one (its top bit
- * set) is looked up in a table git checks: both are left to git. A read that fails or comes short: not found.
+ * The offset in its pack at which a version-2 pack index lists `want` (20 bytes), when git takes it as found, else
+ * -1: a binary search over its sorted names, as git's `bsearch_hash`, within the fan-out bucket of `want`'s first
+ * byte (held in memory when the limits allow, else read a name at a time). An offset of 0 git takes as not found,
+ * and a large one (its top bit set) is looked up in a table git checks: both are left to git. A read that fails or
+ * comes short: not found.
  */
-function findInPack(pack: Pack, want: Buffer, limits: ReadLimits): boolean {
+function findInPack(pack: Pack, want: Buffer, limits: ReadLimits): number {
   const { fanout, count } = pack;
   const first = want[0]!;
   const lo = first === 0 ? 0 : fanout.readUInt32BE(4 * (first - 1));
   const hi = fanout.readUInt32BE(4 * first);
-  if (lo >= hi || hi > count) return false;
+  if (lo >= hi || hi > count) return -1;
   if (pack.fd === undefined) {
     try {
       pack.fd = openSync(pack.idx, READ_FLAGS);
@@ -292,7 +309,7 @@ function findInPack(pack: Pack, want: Buffer, limits: ReadLimits): boolean {
     }
   }
   const fd = pack.fd;
-  if (fd === null) return false;
+  if (fd === null) return -1;
   const offsetsAt = IDX_HEADER + count * (HASH + 4);
   try {
     let at: number;
@@ -304,23 +321,23 @@ function findInPack(pack: Pack, want: Buffer, limits: ReadLimits): boolean {
         const [from, to] = whole ? [0, count] : [lo, hi];
         const names = readExactly(fd, (to - from) * HASH, IDX_HEADER + from * HASH);
         const offsets = names && readExactly(fd, (to - from) * 4, offsetsAt + from * 4);
-        if (names === undefined || offsets === undefined) return false;
+        if (names === undefined || offsets === undefined) return -1;
         bucket = { from, names, offsets };
         pack.buckets.set(key, bucket);
       }
       const i = searchNames(bucket.names, want, lo - bucket.from, hi - bucket.from);
-      if (i < 0) return false;
+      if (i < 0) return -1;
       at = bucket.offsets.readUInt32BE(i * 4);
     } else {
       const i = searchInPlace(fd, want, lo, hi);
-      if (i < 0) return false;
+      if (i < 0) return -1;
       const offset = readExactly(fd, 4, offsetsAt + i * 4);
-      if (offset === undefined) return false;
+      if (offset === undefined) return -1;
       at = offset.readUInt32BE(0);
     }
-    return at >= 12 && (at & 0x80000000) === 0;
+    return at >= 12 && (at & 0x80000000) === 0 ? at : -1;
   } catch {
-    return false;
+    return -1;
   }
 }
 
