@@ -214,6 +214,40 @@ describe("the hook entry's code cache", () => {
     expect(paths().listed.slice(4)).toEqual(['hook claude PostToolUse (no snapshot)', 'hook claude other (exit 1)']);
   });
 
+  test('a call in a repository with packs is a path of its own: a cache made in one without comes to hold their reading', () => {
+    // After git's automatic gc a session's calls read HEAD and its objects from packs: with one path for both, a
+    // cache made before the gc left every call after it compiling that reading anew (src/util/code-branches.ts).
+    const s = state();
+    const packed = initRepo(path.join(tmp, 'packed-repo'), { 'a.txt': 'a\n' });
+    git(packed, ['gc', '-q']);
+    const listed = () => {
+      const bytes = readFileSync(s.files()[0]!);
+      const at = bytes.indexOf(0);
+      return bytes
+        .toString('latin1', at + 1, bytes.indexOf(0, at + 1))
+        .split('\n')
+        .filter((p) => p !== '');
+    };
+    const callIn = (dir: string, sid: string) => {
+      const input = JSON.stringify({ ...JSON.parse(payload('PostToolUse', sid)), cwd: dir });
+      const r = spawnSync(process.execPath, [cliPath, 'hook', 'claude'], {
+        input,
+        env: s.env,
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    };
+    callIn(root, 's-loose');
+    expect(listed()).toEqual(['hook claude PostToolUse']);
+    callIn(packed, 's-packed');
+    expect(listed()).toEqual(['hook claude PostToolUse', 'hook claude PostToolUse (packed)']);
+    const both = readFileSync(s.files()[0]!);
+    callIn(packed, 's-packed');
+    callIn(root, 's-loose');
+    expect(readFileSync(s.files()[0]!).equals(both)).toBe(true);
+  });
+
   test('the whole CLI keeps its compiled code too, in a file of its own; the next command compiles from it', () => {
     const s = state();
     const first = viaBin(['show', '--help'], '', ['-r', preload], s.env);

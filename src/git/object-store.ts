@@ -1,5 +1,6 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import path from 'node:path';
+import { noteBranch } from '../util/code-branches';
 import { READ_FLAGS } from '../util/nofollow';
 
 /** How a store reads what it is asked at once (tests set them to take every path). */
@@ -168,6 +169,7 @@ export class ObjectStore {
       const pack = openPack(path.join(dir, name), path.join(dir, `${name.slice(0, -4)}.pack`));
       if (pack !== undefined) this.packs.push(pack);
     }
+    if (this.packs.length > 0) noteBranch('packed');
     return this.packs;
   }
 }

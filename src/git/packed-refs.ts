@@ -1,6 +1,7 @@
 import { closeSync, lstatSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { openRegularFile, readPieces } from '../util/nofollow';
+import { noteBranch } from '../util/code-branches';
 
 /**
  * Refs looked up in a repository's `packed-refs` the way git looks one up (refs/packed-backend.c), reading only what
@@ -135,6 +136,7 @@ export class PackedRefs {
     const file = path.join(commonDir, 'packed-refs');
     const opened = openRegularFile(file);
     if (opened === undefined) return null;
+    noteBranch('packed');
     const { fd, size } = opened;
     let keep = false;
     try {

@@ -7,6 +7,7 @@ import type { Command } from '../command';
 import { ROOT_OPTION, writeOptions } from '../common';
 import { TooLongError } from '../../util/read-to-end';
 import { noteCodePath } from '../code-path';
+import { branchesTaken } from '../../util/code-branches';
 
 /**
  * The most bytes of a payload a hook reads from stdin: far above any agent's (a tool call's input and response; the
@@ -79,7 +80,9 @@ export function hookCommandFor(agent: AgentHook): Command {
       // (outside git, --no-snapshot: most of a step's code not run), for the code cache (../code-path.ts).
       const event = r.event !== undefined && agent.events.includes(r.event) ? r.event : 'other';
       const bare = r.row !== undefined && deferSnapshots.snapshots === 0 ? ' (no snapshot)' : '';
-      noteCodePath(`${word} ${event}${bare}`);
+      // And the branches of the library's code it took that others do not (a repository's packs: ../../util/code-branches.ts).
+      const branches = branchesTaken();
+      noteCodePath(`${word} ${event}${bare}${branches.length > 0 ? ` (${branches.join(', ')})` : ''}`);
       await deferSnapshots.settled();
       for (const w of r.warnings) io.err(`stepchain: ${word}: warning: ${sanitize(w)}`);
       for (const e of r.errors) io.err(`stepchain: ${word}: ${sanitize(e)}`);
