@@ -276,7 +276,10 @@ test('fork --replay whose recorded response changes between its check and its us
         `exchange 0: its recorded response cannot be answered: ${file}:1: step 0: blob ${response} does not match its digest`,
       );
       expect(r.stderr).not.toContain('answered from the recording');
-      expect(readFileSync(out, 'utf8')).toMatch(/^502 /);
+      // The agent is stopped once its exchange is refused: on a loaded machine that can be before it has read the
+      // 502 and written it down (the suite at 00:40, Dec 8: no file). What it read, if anything, is never the
+      // recorded bytes.
+      if (existsSync(out)) expect(readFileSync(out, 'utf8')).toMatch(/^502 /);
     },
   );
 });
