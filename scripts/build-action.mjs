@@ -11,8 +11,9 @@ import { CARRIED_READER, packBytes } from './carried.mjs';
  * `*` and no newline in it) in a line comment of its own, the last lines of the file (a file cut short inside a block
  * comment is a SyntaxError that prints the comment as its source line; a line comment cut short still parses, and the
  * loader refuses it). The loader reads back only a program's own bytes, found by where it starts counted from the
- * file's end, checks the comment's opening and close around them, their SHA-256 and the unpacked length (bytes) (a file with bytes added, cut or changed at its end would
- * otherwise hand V8 other bytes), compiles it as a CommonJS module of this file and keeps its exports for the run.
+ * file's end, checks the comment's opening and close around them, their SHA-256 and the unpacked length (bytes) (a
+ * file with bytes added, cut or changed at its end would otherwise hand V8 other bytes), compiles it as a CommonJS
+ * module of this file and keeps its exports for the run.
  */
 export function actionSource(main, programs) {
   const spans = {};

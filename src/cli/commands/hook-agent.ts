@@ -80,7 +80,8 @@ export function hookCommandFor(agent: AgentHook): Command {
       // (outside git, --no-snapshot: most of a step's code not run), for the code cache (../code-path.ts).
       const event = r.event !== undefined && agent.events.includes(r.event) ? r.event : 'other';
       const bare = r.row !== undefined && deferSnapshots.snapshots === 0 ? ' (no snapshot)' : '';
-      // And the branches of the library's code it took that others do not (a repository's packs: ../../util/code-branches.ts).
+      // And the branches of the library's code it took that others do not (a repository's packs:
+      // ../../util/code-branches.ts).
       const branches = branchesTaken();
       noteCodePath(`${word} ${event}${bare}${branches.length > 0 ? ` (${branches.join(', ')})` : ''}`);
       await deferSnapshots.settled();
