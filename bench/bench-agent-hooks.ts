@@ -308,6 +308,9 @@ function setup(agent: AgentBench, steps: number, gc: boolean): Session {
   git(root, ['init', '-q', '-b', 'main']);
   git(root, ['config', 'user.name', 'Bench']);
   git(root, ['config', 'user.email', 'bench@stepchain.invalid']);
+  // No automatic gc: past ~6,700 loose objects (BENCH_HOOK_FILES=50000) the commit below starts one in the background,
+  // which packed the repository while it was measured and made the explicit `git gc` fail ("gc is already running").
+  git(root, ['config', 'gc.auto', '0']);
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '-m', 'bench']);
   const session: Session = { root, home, log: agent.log(home, root) };
