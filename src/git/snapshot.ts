@@ -33,10 +33,11 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * It is built with a temporary index (GIT_INDEX_FILE in a temporary directory
  * `stepchain-snap-<pid>-<start>-<host>-*` inside the work tree's git dir), so
  * the user's index, HEAD, branches and files are never touched. The temporary
- * index starts as a copy of the user's index (read-only use of it): its stat
- * cache lets `git add` hash only what changed, which keeps an append on a large
- * repository cheap. With no index yet it starts from HEAD's tree, or empty.
- * The copy keeps the index file's mtime (`copyIndex`, ./snapshot-begin.ts): git trusts a cached
+ * index starts as the user's index (read-only use of it: a second name for the
+ * file, which git replaces and never writes into, or a copy): its stat cache lets
+ * `git add` hash only what changed, which keeps an append on a large repository
+ * cheap. With no index yet it starts from HEAD's tree, or empty. Either keeps the
+ * index file's mtime (`copyIndex`, ./snapshot-begin.ts): git trusts a cached
  * entry only when it is older than the index that holds it.
  */
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
