@@ -69,7 +69,8 @@ export function seedSnapshotIndex(
       readNamed: options.readNamed ?? namedConfigOnce(repo.top, env, () => repo),
       timeoutMs,
     };
-    if (seeded === undefined && repo.head !== undefined) gitSync(repo.top, ['read-tree', repo.head], git);
+    if (seeded === undefined && repo.head !== undefined)
+      gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
@@ -112,6 +113,12 @@ function removeTempIndexDir(dir: string): void {
  * checkout left out (skip-worktree, absent) keep their recorded content, sparse
  * index or not (measured with git 2.39; `git add --sparse` does the same from
  * git 2.35, this on any version).
+ *
+ * And `core.splitIndex` off for every command that writes the snapshot's index (add, update-index, read-tree,
+ * write-tree): with it on, git writing that index may write a new shared index `sharedindex.<id>` beside the user's
+ * and then delete the shared indexes older than `splitIndex.sharedIndexExpire`, the one the user's split index
+ * names included (`now`: the user's every git command then failed, "index file open failed"). Off, git reads the
+ * user's split index (base included) and writes the snapshot's whole, in its own directory only.
  */
 export const SNAPSHOT_ADD_CONFIG = [
   '-c',
@@ -120,6 +127,8 @@ export const SNAPSHOT_ADD_CONFIG = [
   'core.fileMode=true',
   '-c',
   'core.sparseCheckout=false',
+  '-c',
+  'core.splitIndex=false',
 ];
 
 /**

@@ -252,7 +252,9 @@ function commitSnapshot(
   const loose = looseRepo(repo.commonDir, git.readNamed(), env ?? process.env);
   const added = readIndexBytes(index);
   const parsed = added === undefined ? undefined : parseIndex(added);
-  const tree = (loose && parsed && writeTreeFromIndex(parsed, loose)) || gitSync(repo.top, ['write-tree'], git).trim();
+  const tree =
+    (loose && parsed && writeTreeFromIndex(parsed, loose)) ||
+    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'write-tree'], git).trim();
   const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
   const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...leftOut.unborn];
   const msg = options.message ?? message(agentId, seq, stepHash);
