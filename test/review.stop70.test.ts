@@ -1,5 +1,17 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { repoInfo } from '../src/git/repo';
+import type { RepoInfo } from '../src/git/repo-read';
 import { takeSnapshot } from '../src/git/snapshot';
 import { git, writeFiles } from './helpers/git';
 import { freshRepo } from './helpers/project';
@@ -17,8 +29,8 @@ function fileState(file: string): { ino: number; nlink: number; mtimeMs: number;
 }
 
 let seq = 0;
-function snapshot(root: string) {
-  const s = takeSnapshot({ root, agentId: 'rev70', seq: seq++, stepHash: 'e'.repeat(64), env });
+function snapshot(root: string, known?: RepoInfo) {
+  const s = takeSnapshot({ root, agentId: 'rev70', seq: seq++, stepHash: 'e'.repeat(64), env }, known);
   expect(s).toBeDefined();
   return s!;
 }
@@ -49,4 +61,46 @@ test("a split index: the snapshot neither writes a shared index nor deletes the 
   expect(shared(root)).toEqual(names);
   expect(fileState(user)).toEqual(before);
   expect(git(root, ['status', '--porcelain'])).toBe('M a.txt\n?? new.txt');
+});
+
+/** A directory on another file system than `than` (where no link to a file under `than` can be made). */
+function otherFileSystem(than: string): string {
+  const dev = statSync(than).dev;
+  for (const c of [tmpdir(), '/dev/shm', '/tmp', '/var/tmp', process.cwd()]) {
+    try {
+      if (statSync(c).dev !== dev) return mkdtempSync(path.join(c, 'stepchain-review70-other-'));
+    } catch {
+      /* absent or not writable: the next */
+    }
+  }
+  throw new Error(`no writable directory on another file system than ${than}`);
+}
+
+test('the copied seed (no link possible) keeps the racy-clean rule: an edit keeping size and second is in it', () => {
+  // test/git.snapshot.racy.test.ts now goes through the link (the user's own mtime): this is the copy's case. The
+  // user's index (here on another file system, so it is copied) was written in the second of an edit that kept the
+  // file's size and mtime: git must compare the content. A copy with a new mtime made the entry look older than its
+  // index, and the snapshot held the old content.
+  const root = freshRepo(tmp, { 'app.txt': 'v0\n' });
+  const T = Math.floor(Date.now() / 1000) - 3600;
+  const app = path.join(root, 'app.txt');
+  utimesSync(app, T, T);
+  git(root, ['add', '--', 'app.txt']);
+  writeFileSync(app, 'v1\n');
+  utimesSync(app, T, T);
+  const cached = git(root, ['ls-files', '--debug', '--', 'app.txt']);
+  expect(cached).toContain(`mtime: ${T}:`);
+  const elsewhere = otherFileSystem(path.join(root, '.git'));
+  try {
+    const index = path.join(elsewhere, 'index');
+    copyFileSync(path.join(root, '.git', 'index'), index);
+    utimesSync(index, T + 0.5, T + 0.5); // written in the second of the edit
+    const info = { ...repoInfo(root, env)!, indexFile: index };
+    const before = fileState(index);
+    const s = snapshot(root, info);
+    expect(git(root, ['show', `${s.commit}:app.txt`])).toBe('v1');
+    expect(fileState(index)).toEqual(before);
+  } finally {
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
 });
