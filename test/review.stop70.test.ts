@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoInfo } from '../src/git/repo';
 import type { RepoInfo } from '../src/git/repo-read';
@@ -103,4 +104,44 @@ test('the copied seed (no link possible) keeps the racy-clean rule: an edit keep
   } finally {
     rmSync(elsewhere, { recursive: true, force: true });
   }
+});
+
+/** Whether `root`'s git dir holds a snapshot's temporary directory (the seed is being read or linked). */
+const seeding = (root: string): boolean =>
+  readdirSync(path.join(root, '.git')).some((n) => n.startsWith('stepchain-snap-'));
+
+test("the user's git replacing its index between the seed's read and its link: the index read is the seed", async () => {
+  // The link names what `.git/index` is when it is made: a new index the user's git renamed over it since it was read
+  // (here one marking a.txt assume-unchanged) was the seed while the bytes read (no flag: none cleared) decided what
+  // to clear, and the snapshot kept a.txt's old content. strace holds the link 3 s (delay_enter) while the user's git
+  // writes its index: only the file read may be linked, else its bytes are copied.
+  const root = freshRepo(tmp, { 'a.txt': 'a0\n' });
+  writeFiles(root, { 'a.txt': 'a1\n' });
+  const script = `
+    const { takeSnapshot } = require('./src/git/snapshot');
+    const s = takeSnapshot({ root: ${JSON.stringify(root)}, agentId: 'rev70', seq: 0, stepHash: 'e'.repeat(64),
+      env: { ...process.env, STEPCHAIN_AUDIT: 'off' } });
+    console.log(JSON.stringify(s));
+  `;
+  const strace = ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=link', '-e', 'inject=link:delay_enter=3000000:when=1'];
+  const node = [process.execPath, '-r', './test/helpers/swc-register.js', '-e', script];
+  const child = spawn('strace', [...strace, ...node], { cwd: path.resolve(__dirname, '..'), env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  // Once the snapshot's directory is there, its index is read within a millisecond; the link waits 3 s.
+  while (!seeding(root)) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 300));
+  git(root, ['update-index', '--assume-unchanged', 'a.txt']);
+  expect(await exited).toBe(0);
+  expect(stderr).toBe('');
+  const s = JSON.parse(stdout) as { commit: string };
+  expect(git(root, ['show', `${s.commit}:a.txt`])).toBe('a1');
+  expect(git(root, ['ls-files', '-v'])).toBe('H .gitignore\nh a.txt');
+  expect(statSync(path.join(root, '.git', 'index')).nlink).toBe(1);
 });
