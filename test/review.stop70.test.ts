@@ -30,8 +30,11 @@ function fileState(file: string): { ino: number; nlink: number; mtimeMs: number;
 }
 
 let seq = 0;
-function snapshot(root: string, known?: RepoInfo) {
-  const s = takeSnapshot({ root, agentId: 'rev70', seq: seq++, stepHash: 'e'.repeat(64), env }, known);
+function snapshot(root: string, known?: RepoInfo, extra: NodeJS.ProcessEnv = {}) {
+  const s = takeSnapshot(
+    { root, agentId: 'rev70', seq: seq++, stepHash: 'e'.repeat(64), env: { ...env, ...extra } },
+    known,
+  );
   expect(s).toBeDefined();
   return s!;
 }
@@ -39,7 +42,11 @@ function snapshot(root: string, known?: RepoInfo) {
 const shared = (root: string): string[] =>
   readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('sharedindex.'));
 
-test("a split index: the snapshot neither writes a shared index nor deletes the one the user's index names", () => {
+test.each([
+  ['its trees written in-process', {}],
+  // A date from the environment: the trees and the commit are git's (`git write-tree` on the snapshot's index).
+  ['its trees written by git', { GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' }],
+])("a split index (%s): the snapshot neither writes a shared index nor deletes the user's", (_, extra) => {
   // core.splitIndex on, every write a new shared index (maxPercentChange 0), every other shared index expired at
   // once (sharedIndexExpire now): the snapshot's add wrote sharedindex.<new> and deleted the user's, and every git
   // command of the user's failed after ("index file open failed").
@@ -55,7 +62,7 @@ test("a split index: the snapshot neither writes a shared index nor deletes the 
   const before = fileState(user);
 
   for (let i = 0; i < 2; i++) {
-    const s = snapshot(root);
+    const s = snapshot(root, undefined, extra);
     expect(git(root, ['show', `${s.commit}:a.txt`])).toBe('a1');
     expect(git(root, ['show', `${s.commit}:new.txt`])).toBe('n');
   }
