@@ -9,11 +9,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { repoInfo } from '../src/git/repo';
 import type { RepoInfo } from '../src/git/repo-read';
 import { takeSnapshot } from '../src/git/snapshot';
+import { cleanDeadSnapshotDirs } from '../src/git/snapshot-begin';
 import { git, writeFiles } from './helpers/git';
 import { freshRepo } from './helpers/project';
 import { tempDir } from './helpers/tmp';
@@ -151,4 +152,31 @@ test("the user's git replacing its index between the seed's read and its link: t
   expect(git(root, ['show', `${s.commit}:a.txt`])).toBe('a1');
   expect(git(root, ['ls-files', '-v'])).toBe('H .gitignore\nh a.txt');
   expect(statSync(path.join(root, '.git', 'index')).nlink).toBe(1);
+});
+
+test("a hook killed with its seed linked: the next step removes its directory, the user's index as it was", () => {
+  // The killed hook's directory holds a second name of the user's index (and here the lock a killed git left):
+  // removing it must only take that name away.
+  const root = freshRepo(tmp, { 'a.txt': 'a0\n' });
+  const user = path.join(root, '.git', 'index');
+  const before = fileState(user);
+  const script =
+    `const { seedSnapshotIndex } = require('./src/git/snapshot-begin');` +
+    `const { repoInfo } = require('./src/git/repo');` +
+    `const { writeFileSync } = require('node:fs');` +
+    `const s = seedSnapshotIndex({ root: ${JSON.stringify(root)} }, repoInfo(${JSON.stringify(root)}));` +
+    `writeFileSync(s.index + '.lock', 'half an index');` +
+    `process.kill(process.pid, 'SIGKILL');`;
+  const r = spawnSync(process.execPath, ['-r', './test/helpers/swc-register.js', '-e', script], {
+    cwd: path.resolve(__dirname, '..'),
+    env,
+  });
+  expect(r.signal).toBe('SIGKILL');
+  const left = readdirSync(path.join(root, '.git')).filter((n) => n.startsWith('stepchain-snap-'));
+  expect(left).toHaveLength(1);
+  expect(statSync(user).nlink).toBe(2); // the seed was the user's file, linked
+
+  expect(cleanDeadSnapshotDirs(path.join(root, '.git'))).toEqual(left);
+  expect(fileState(user)).toEqual(before);
+  expect(git(root, ['status', '--porcelain'])).toBe('');
 });
