@@ -215,6 +215,9 @@ function copyIndex(from: string, to: string): Buffer | undefined {
  * compared, see copyIndexBytes).
  */
 function linkIndex(from: string, to: string, read: Stats): boolean {
+  // Windows: a file open under one name cannot be replaced under another, so the user's git could not rename its new
+  // index over `.git/index` while the snapshot's git reads the link (git for Windows then retries, and asks).
+  if (process.platform === 'win32') return false;
   try {
     linkSync(from, to);
   } catch {
