@@ -24,7 +24,7 @@
  *   BENCH_HOOK_STEPS=10000 BENCH_HOOK_RUNS=9 BENCH_HOOK_FILES=2000 BENCH_HOOK_AGENTS=claude,codex BENCH_HOOK_KEEP=1
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AGENTS, agentNamed } from '../src/agents';
 import { auditTimestamp, computeAuditHmac, dayFileName, GENESIS_HMAC, nowMicros } from '../src/audit';
@@ -282,6 +282,46 @@ const git = (cwd: string, args: string[], input?: string): string =>
     maxBuffer: 1 << 30,
   }).trim();
 
+/** Microseconds to make, write and remove a file in `dir`: the median of 21. */
+function creationMicros(dir: string): number {
+  const ts: number[] = [];
+  for (let k = 0; k < 21; k++) {
+    const f = path.join(dir, `bench-settle-${process.pid}-${k}`);
+    const t = process.hrtime.bigint();
+    writeFileSync(f, 'x', { flag: 'wx' });
+    ts.push(Number(process.hrtime.bigint() - t) / 1e3);
+    rmSync(f);
+  }
+  return median(ts);
+}
+
+/**
+ * Waits until making a file in `dir` has cost what it costs in a fresh directory beside the bench's work for 8 s in
+ * a row (at most 3 minutes): the seconds waited, and the slowest cost seen (us). On a file system mounted with online
+ * discard (this VM's ext4: `discard`), freeing many files (git's gc pruning thousands of loose objects and refs)
+ * makes every file made in their block group wait on the discards, which start with the journal's next commit (a
+ * few seconds later) and last a minute or more. Measured after `git gc` of the 2,000-file project: 16 us a file at
+ * once, 650-930 us from 5 to 25 s, ~120 us until 70 s, 17 us after. A hook call makes ~15 files: the gc row
+ * measured that minute (~7 ms a call more), not the state git's gc leaves a session in the rest of the time.
+ */
+function settle(dir: string): { seconds: number; worst: number } {
+  const fresh = mkdtempSync(path.join(work, 'settle-'));
+  const t0 = Date.now();
+  let calm = 0;
+  let worst = 0;
+  try {
+    while (calm < 8 && Date.now() - t0 < 180_000) {
+      const here = creationMicros(dir);
+      worst = Math.max(worst, here);
+      calm = here <= 2 * creationMicros(fresh) + 5 ? calm + 1 : 0;
+      spawnSync('sleep', ['1']);
+    }
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+  return { seconds: (Date.now() - t0) / 1000, worst };
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -406,6 +446,11 @@ for (const name of names) {
   const variants = sizes.flatMap((steps) => (name === 'claude' ? [false, true] : [false]).map((gc) => ({ steps, gc })));
   for (const { steps, gc } of variants) {
     const s = setup(agent, steps, gc);
+    const settled = settle(path.join(s.root, '.git'));
+    if (settled.worst > 50)
+      console.error(
+        `(${name}${gc ? ' after git gc' : ''}: making a file in its .git took up to ${settled.worst.toFixed(0)} us; measured once that settled, ${settled.seconds.toFixed(0)} s later)`,
+      );
     const keyFile = path.join(work, 'audit.key');
     writeFileSync(keyFile, KEY, { mode: 0o600 });
     const env = { ...agent.env(s), STEPCHAIN_AUDIT_KEY_PATH: keyFile };
