@@ -130,6 +130,16 @@ test('a key on the line of its section header is read as git reads it', () => {
   expectSame(plain, true);
 });
 
+test("a value's escapes as git takes them: \\n \\t \\b read plainly in a key of any case; \\N is git's to refuse", () => {
+  const plain = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  appendFileSync(path.join(plain, '.git', 'config'), '[user]\n\tName = "a\\tb\\n" c\\b\n');
+  expectSame(plain, true);
+  const bad = initRepo(freshDir(base), { 'a.txt': 'a\n' });
+  appendFileSync(path.join(bad, '.git', 'config'), '[user]\n\tname = a\\Nb\n');
+  expect(() => git(bad, ['config', 'user.name'])).toThrow(/bad config line/);
+  expect(readRepoInfo(bad)).toBeUndefined();
+});
+
 test('a branch named in UTF-8, loose and packed: the same name and commit as git', () => {
   const r = initRepo(freshDir(base), { 'a.txt': 'a\n' });
   git(r, ['checkout', '-q', '-b', 'fé/ü']);
@@ -337,6 +347,8 @@ test('property: a repository configuration of any shape of lines answers as git 
     '\t1x = y',
     '\tx = "unterminated',
     '\tx = a\\q',
+    '\tx = a\\N',
+    '\tX = "a\\T" \\b',
     'key-before-any-section = 1',
     '# c',
     '; c',
