@@ -61,7 +61,7 @@ export function seedSnapshotIndex(
   const tmp = mkdtempSync(path.join(repo.gitDir, `${SNAP_DIR}${selfToken()}-`));
   try {
     const index = path.join(tmp, 'index');
-    const seeded = copyIndex(repo.indexFile, index);
+    const seeded = seedIndexFile(repo.indexFile, index);
     // One read of the configuration naming programs, for every command below that could run one.
     const git = {
       env,
@@ -182,7 +182,7 @@ function lstatExists(p: string | Buffer): boolean {
  * copy of it (`copyIndexBytes`). Returns the bytes read, or undefined when there is no index yet. The stat is taken
  * of the very file read (the user's git may replace the index meanwhile, by rename).
  */
-function copyIndex(from: string, to: string): Buffer | undefined {
+function seedIndexFile(from: string, to: string): Buffer | undefined {
   // Never through a link and never blocking: an index that is a link (to /dev/zero: read until memory runs out), a
   // FIFO (open waits for a writer forever) or a device is refused, naming it; the step is still recorded.
   const opened = openRegularFile(from);

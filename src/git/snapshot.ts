@@ -37,7 +37,7 @@ import { isRefComponent, listRefs, repoInfo, type RepoInfo } from './repo';
  * file, which git replaces and never writes into, or a copy): its stat cache lets
  * `git add` hash only what changed, which keeps an append on a large repository
  * cheap. With no index yet it starts from HEAD's tree, or empty. Either keeps the
- * index file's mtime (`copyIndex`, ./snapshot-begin.ts): git trusts a cached
+ * index file's mtime (`seedIndexFile`, ./snapshot-begin.ts): git trusts a cached
  * entry only when it is older than the index that holds it.
  */
 export const SNAPSHOT_REF_PREFIX = 'refs/stepchain/snapshots';
