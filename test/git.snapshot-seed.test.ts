@@ -1,5 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, type Stats } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { repoInfo } from '../src/git/repo';
 import type { RepoInfo } from '../src/git/repo-read';
@@ -8,6 +7,7 @@ import { dropSnapshotIndex, seedSnapshotIndex } from '../src/git/snapshot-begin'
 import { git, writeFiles } from './helpers/git';
 import { freshRepo } from './helpers/project';
 import { tempDir } from './helpers/tmp';
+import { dirOnAnotherFileSystem, fileState } from './helpers/file-state';
 
 // The snapshot's index starts as the user's index: the user's file itself under a second name in the snapshot's
 // private directory (git replaces an index, never writes into one), or a copy where the file cannot be linked. Either
@@ -19,12 +19,6 @@ function newRepo(): string {
   return freshRepo(tmp, { 'src/a.py': 'a0\n', 'b.txt': 'b0\n' });
 }
 
-/** What must not change of a file: its inode, its bytes, its mtime, its link count. */
-function fileState(file: string): { ino: number; nlink: number; mtimeMs: number; bytes: string } {
-  const st = statSync(file);
-  return { ino: st.ino, nlink: st.nlink, mtimeMs: st.mtimeMs, bytes: readFileSync(file).toString('base64') };
-}
-
 function files(root: string, commit: string): string[] {
   return git(root, ['ls-tree', '-r', '--name-only', commit]).split('\n').filter(Boolean).sort();
 }
@@ -34,28 +28,6 @@ function snapshot(root: string, known?: RepoInfo) {
   const s = takeSnapshot({ root, agentId: 'seed', seq: seq++, stepHash: 'f'.repeat(64), env }, known);
   expect(s).toBeDefined();
   return s!;
-}
-
-/** A directory on another file system than `than` (where no link to a file under `than` can be made). */
-function otherFileSystem(than: string): string {
-  const dev = statSync(than).dev;
-  const candidates = [tmpdir(), '/dev/shm', '/tmp', '/var/tmp', process.cwd()];
-  for (const c of candidates) {
-    let st: Stats;
-    try {
-      st = statSync(c);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory() && st.dev !== dev) {
-      try {
-        return mkdtempSync(path.join(c, 'stepchain-seed-other-'));
-      } catch {
-        /* not writable: the next */
-      }
-    }
-  }
-  throw new Error(`no writable directory on another file system than ${than} among ${candidates.join(', ')}`);
 }
 
 test("the seed is the user's index itself, linked; after the snapshot the user's file is as it was", () => {
@@ -103,7 +75,7 @@ test("the commands that clear the user's skip flags in the seed change the snaps
 test('an index that cannot be linked (another file system) is copied, with its mtime rounded down to the second', () => {
   const root = newRepo();
   writeFiles(root, { 'src/a.py': 'a3\n', 'c.txt': 'c\n' });
-  const elsewhere = otherFileSystem(path.join(root, '.git'));
+  const elsewhere = dirOnAnotherFileSystem(path.join(root, '.git'));
   try {
     const index = path.join(elsewhere, 'index');
     copyFileSync(path.join(root, '.git', 'index'), index);

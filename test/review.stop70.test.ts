@@ -1,14 +1,4 @@
-import {
-  copyFileSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { repoInfo } from '../src/git/repo';
@@ -18,17 +8,12 @@ import { cleanDeadSnapshotDirs } from '../src/git/snapshot-begin';
 import { git, writeFiles } from './helpers/git';
 import { freshRepo } from './helpers/project';
 import { tempDir } from './helpers/tmp';
+import { dirOnAnotherFileSystem, fileState } from './helpers/file-state';
 
 // Review of the snapshot's seed index (the user's index linked, or copied): what a snapshot may never do to the
 // user's index, whatever the repository's configuration says.
 const tmp = tempDir('stepchain-review70-');
 const env = { ...process.env, STEPCHAIN_AUDIT: 'off' };
-
-/** What must not change of the user's index file. */
-function fileState(file: string): { ino: number; nlink: number; mtimeMs: number; bytes: string } {
-  const st = statSync(file);
-  return { ino: st.ino, nlink: st.nlink, mtimeMs: st.mtimeMs, bytes: readFileSync(file).toString('base64') };
-}
 
 let seq = 0;
 function snapshot(root: string, known?: RepoInfo, extra: NodeJS.ProcessEnv = {}) {
@@ -72,19 +57,6 @@ test.each([
   expect(git(root, ['status', '--porcelain'])).toBe('M a.txt\n?? new.txt');
 });
 
-/** A directory on another file system than `than` (where no link to a file under `than` can be made). */
-function otherFileSystem(than: string): string {
-  const dev = statSync(than).dev;
-  for (const c of [tmpdir(), '/dev/shm', '/tmp', '/var/tmp', process.cwd()]) {
-    try {
-      if (statSync(c).dev !== dev) return mkdtempSync(path.join(c, 'stepchain-review70-other-'));
-    } catch {
-      /* absent or not writable: the next */
-    }
-  }
-  throw new Error(`no writable directory on another file system than ${than}`);
-}
-
 test('the copied seed (no link possible) keeps the racy-clean rule: an edit keeping size and second is in it', () => {
   // test/git.snapshot.racy.test.ts now goes through the link (the user's own mtime): this is the copy's case. The
   // user's index (here on another file system, so it is copied) was written in the second of an edit that kept the
@@ -99,7 +71,7 @@ test('the copied seed (no link possible) keeps the racy-clean rule: an edit keep
   utimesSync(app, T, T);
   const cached = git(root, ['ls-files', '--debug', '--', 'app.txt']);
   expect(cached).toContain(`mtime: ${T}:`);
-  const elsewhere = otherFileSystem(path.join(root, '.git'));
+  const elsewhere = dirOnAnotherFileSystem(path.join(root, '.git'));
   try {
     const index = path.join(elsewhere, 'index');
     copyFileSync(path.join(root, '.git', 'index'), index);
