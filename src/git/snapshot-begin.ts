@@ -70,7 +70,7 @@ export function seedSnapshotIndex(
       timeoutMs,
     };
     if (seeded === undefined && repo.head !== undefined)
-      gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'read-tree', repo.head], git);
+      gitSync(repo.top, [...SNAPSHOT_INDEX_CONFIG, 'read-tree', repo.head], git);
     // Read from the index's bytes when they say it plainly (./index-file.ts); git is asked otherwise.
     const flags = seeded === undefined ? undefined : summarizeIndex(seeded);
     if (seeded !== undefined && (flags === undefined || flags.assumeUnchanged || flags.skipWorktree))
@@ -120,7 +120,7 @@ function removeTempIndexDir(dir: string): void {
  * names included (`now`: the user's every git command then failed, "index file open failed"). Off, git reads the
  * user's split index (base included) and writes the snapshot's whole, in its own directory only.
  */
-export const SNAPSHOT_ADD_CONFIG = [
+export const SNAPSHOT_INDEX_CONFIG = [
   '-c',
   'core.ignoreCase=false',
   '-c',
@@ -146,7 +146,7 @@ function clearTrustFlags(top: string, git: GitSyncOptions): void {
   // back outside the patterns), ls-files hid it, and the add (which clears none) kept the entry's old content.
   // Paths as bytes, given back as they came: one that is not UTF-8, read as text, was refused by update-index (the
   // whole snapshot failed) or could be taken for a file really named with U+FFFD.
-  const listing = gitSyncBytes(top, [...SNAPSHOT_ADD_CONFIG, 'ls-files', '-v', '-z'], git);
+  const listing = gitSyncBytes(top, [...SNAPSHOT_INDEX_CONFIG, 'ls-files', '-v', '-z'], git);
   const topBytes = Buffer.from(top + path.sep);
   for (const rec of nulRecords(listing)) {
     if (rec.length < 3) continue;
@@ -157,7 +157,7 @@ function clearTrustFlags(top: string, git: GitSyncOptions): void {
   }
   const unset = (flag: string, files: Buffer[]): void => {
     if (files.length > 0)
-      gitSync(top, [...SNAPSHOT_ADD_CONFIG, 'update-index', flag, '-z', '--stdin'], {
+      gitSync(top, [...SNAPSHOT_INDEX_CONFIG, 'update-index', flag, '-z', '--stdin'], {
         ...git,
         input: Buffer.concat(files.flatMap((f) => [f, NUL])),
       });

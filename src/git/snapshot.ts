@@ -12,7 +12,7 @@ import {
   dropSnapshotIndex,
   seedSnapshotIndex,
   type SnapshotIndex,
-  SNAPSHOT_ADD_CONFIG,
+  SNAPSHOT_INDEX_CONFIG,
   SNAPSHOT_PATHSPEC,
   SNAPSHOT_TIMEOUT_MS,
 } from './snapshot-begin';
@@ -171,7 +171,7 @@ export function takeSnapshot(options: SnapshotOptions, known?: RepoInfo | null):
   if (repo === undefined) return undefined;
   const seeded = seedSnapshotIndex(options, repo);
   try {
-    const leftOut = addWorkTree(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git);
+    const leftOut = addWorkTree(repo.top, SNAPSHOT_INDEX_CONFIG, SNAPSHOT_PATHSPEC, seeded.git);
     return commitSnapshot(options, repo, seeded, leftOut);
   } finally {
     dropSnapshotIndex(seeded);
@@ -199,7 +199,7 @@ export function startSnapshot(
 ): StartedSnapshot | undefined {
   if (repo === undefined) return undefined;
   const seeded = seedSnapshotIndex(options, repo);
-  const added = addWorkTreeAsync(repo.top, SNAPSHOT_ADD_CONFIG, SNAPSHOT_PATHSPEC, seeded.git, seeded.tmp);
+  const added = addWorkTreeAsync(repo.top, SNAPSHOT_INDEX_CONFIG, SNAPSHOT_PATHSPEC, seeded.git, seeded.tmp);
   // Handled where it is awaited; never an unhandled rejection meanwhile.
   added.catch(() => undefined);
   return { repo, seeded, added };
@@ -254,7 +254,7 @@ function commitSnapshot(
   const parsed = added === undefined ? undefined : parseIndex(added);
   const tree =
     (loose && parsed && writeTreeFromIndex(parsed, loose)) ||
-    gitSync(repo.top, [...SNAPSHOT_ADD_CONFIG, 'write-tree'], git).trim();
+    gitSync(repo.top, [...SNAPSHOT_INDEX_CONFIG, 'write-tree'], git).trim();
   const gitlink = parsed?.gitlink ?? (added === undefined ? undefined : summarizeIndex(added)?.gitlink);
   const nested = [...(gitlink === false ? [] : gitlinks(repo.top, git)), ...leftOut.unborn];
   const msg = options.message ?? message(agentId, seq, stepHash);
